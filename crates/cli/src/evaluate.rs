@@ -1,0 +1,202 @@
+//! `passk evaluate`: run every sample against its problem's tests and score the lot.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use passk_runner::{Interpreter, Job, Pool, PoolOptions, Program, Verdict};
+use serde_json::{json, Map, Value};
+use tokio::sync::mpsc;
+
+use crate::input::{self, InputError, ProblemSet};
+use crate::jsonl::JsonlReader;
+use crate::output::LineWriter;
+use crate::report::{Report, Tally};
+use crate::CommandError;
+
+/// Bytes of each output stream kept per candidate; the rest is read and discarded.
+const OUTPUT_CAP: usize = 64 * 1024;
+
+#[derive(Debug)]
+pub struct EvaluateOptions {
+    pub samples: PathBuf,
+    pub problems: String,
+    pub ks: Vec<u64>,
+    pub jobs: usize,
+    pub timeout: Duration,
+    pub memory_bytes: Option<u64>,
+    pub python: OsString,
+    pub results: PathBuf,
+    pub summary: Option<PathBuf>,
+}
+
+/// What travels with a job, so its verdict can be written in the samples' order.
+struct Tag {
+    index: usize,
+    fields: Map<String, Value>,
+}
+
+pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
+    let started = Instant::now();
+    let problems = Arc::new(ProblemSet::load(&options.problems)?);
+    // Every line is checked before anything runs, so a bad line late in a large file
+    // costs nothing and never leaves half a results file behind.
+    let total = {
+        let problems = problems.clone();
+        let path = options.samples.clone();
+        tokio::task::spawn_blocking(move || count_valid_samples(&path, &problems))
+            .await
+            .expect("reading samples does not panic")?
+    };
+    let interpreter = Interpreter::resolve(&options.python).await?;
+    let pool = Pool::start(PoolOptions {
+        interpreter: interpreter.clone(),
+        jobs: options.jobs,
+        timeout: options.timeout,
+        memory_bytes: options.memory_bytes,
+        output_cap: OUTPUT_CAP,
+    })
+    .await?;
+    let signal_filter = pool.signal_filter();
+    if !signal_filter {
+        eprintln!(
+            "warning: this kernel refused the seccomp filter that stops candidates from signalling other \
+             processes; candidates can signal any process of this user"
+        );
+    }
+    let mut results = LineWriter::create(&options.results)
+        .map_err(|source| CommandError::Write { path: options.results.display().to_string(), source })?;
+
+    let (job_tx, job_rx) = mpsc::channel(options.jobs * 4);
+    let (verdict_tx, mut verdict_rx) = mpsc::channel(options.jobs * 4);
+    let running = tokio::spawn(pool.run(job_rx, verdict_tx));
+    let feeding = {
+        let problems = problems.clone();
+        let path = options.samples.clone();
+        tokio::task::spawn_blocking(move || feed(&path, &problems, total, &job_tx))
+    };
+
+    let progress = progress_bar(total as u64);
+    let mut tally = Tally::default();
+    let mut waiting: BTreeMap<usize, (Map<String, Value>, Verdict)> = BTreeMap::new();
+    let mut next = 0;
+    while let Some((tag, verdict)) = verdict_rx.recv().await {
+        waiting.insert(tag.index, (tag.fields, verdict));
+        while let Some((mut fields, verdict)) = waiting.remove(&next) {
+            let task_id = fields.get("task_id").and_then(Value::as_str).unwrap_or_default().to_owned();
+            tally.add(&task_id, verdict.passed(), Some(verdict.status.as_str()));
+            fields.insert("passed".into(), json!(verdict.passed()));
+            fields.insert("result".into(), json!(verdict.result));
+            fields.insert("status".into(), json!(verdict.status));
+            fields.insert("detail".into(), json!(verdict.detail));
+            fields.insert("duration".into(), json!(verdict.duration));
+            results
+                .write(&Value::Object(fields))
+                .map_err(|source| CommandError::Write { path: results.path().display().to_string(), source })?;
+            progress.inc(1);
+            next += 1;
+        }
+    }
+    progress.finish_and_clear();
+    running.await.expect("the pool does not panic")?;
+    feeding.await.expect("feeding samples does not panic")?;
+    if next != total {
+        return Err(InputError::Changed { path: options.samples.display().to_string(), line: next }.into());
+    }
+    let results_path = results.path().to_owned();
+    results
+        .finish()
+        .map_err(|source| CommandError::Write { path: results_path.display().to_string(), source })?;
+
+    let scores = tally.score(&options.ks)?;
+    let report = Report {
+        tally: &tally,
+        scores: &scores,
+        settings: settings(&options, &problems, &interpreter, signal_filter, &results_path),
+    };
+    for warning in report.warnings() {
+        eprintln!("warning: {warning}");
+    }
+    crate::print_report(&report)?;
+    if let Some(path) = &options.summary {
+        report.write_json(path).map_err(|source| CommandError::Write { path: path.display().to_string(), source })?;
+    }
+    eprintln!("results: {} ({:.1} s)", results_path.display(), started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn count_valid_samples(path: &std::path::Path, problems: &ProblemSet) -> Result<usize, InputError> {
+    let reader = JsonlReader::open(path)?;
+    let source = reader.source().to_owned();
+    let mut count = 0;
+    for record in reader {
+        input::sample(&source, problems, record?)?;
+        count += 1;
+    }
+    if count == 0 {
+        return Err(InputError::Empty { path: source, what: "samples" });
+    }
+    Ok(count)
+}
+
+/// Sends every sample to the pool, in file order.
+fn feed(
+    path: &std::path::Path,
+    problems: &ProblemSet,
+    total: usize,
+    jobs: &mpsc::Sender<Job<Tag>>,
+) -> Result<(), InputError> {
+    let reader = JsonlReader::open(path)?;
+    let source = reader.source().to_owned();
+    for (index, record) in reader.enumerate() {
+        // A line that was valid a moment ago and is not now means the file changed.
+        let sample = input::sample(&source, problems, record?)?;
+        if index >= total {
+            return Err(InputError::Changed { path: source, line: sample.line });
+        }
+        let problem = &problems.problems[sample.problem];
+        let program = Program::new(&problem.prompt, &sample.candidate, &problem.test, &problem.entry_point);
+        if jobs.blocking_send(Job { program, tag: Tag { index, fields: sample.fields } }).is_err() {
+            // The pool stopped; its error is the one to report.
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+fn progress_bar(total: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    let style = ProgressStyle::with_template("{bar:40} {pos}/{len} samples  {per_sec}  ETA {eta}")
+        .expect("the template is valid");
+    bar.set_style(style);
+    bar
+}
+
+fn settings(
+    options: &EvaluateOptions,
+    problems: &ProblemSet,
+    interpreter: &Interpreter,
+    signal_filter: bool,
+    results: &std::path::Path,
+) -> Map<String, Value> {
+    let mut settings = Map::new();
+    settings.insert("passk_version".into(), json!(env!("CARGO_PKG_VERSION")));
+    settings.insert("samples".into(), json!(options.samples.display().to_string()));
+    settings.insert("problems".into(), json!(problems.name));
+    settings.insert("results".into(), json!(results.display().to_string()));
+    settings.insert("k".into(), json!(options.ks));
+    settings.insert("jobs".into(), json!(options.jobs));
+    settings.insert("timeout".into(), json!(options.timeout.as_secs_f64()));
+    settings.insert("memory_bytes".into(), json!(options.memory_bytes));
+    settings.insert("python".into(), json!(interpreter.executable.display().to_string()));
+    settings.insert("python_version".into(), json!(interpreter.version));
+    settings.insert("signal_filter".into(), json!(signal_filter));
+    settings
+}

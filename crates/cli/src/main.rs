@@ -1,0 +1,212 @@
+//! `passk`: runs model-written code against its problems' tests in isolated subprocesses
+//! and turns the verdicts into pass@k.
+//!
+//! This crate is the command line: it reads problem sets and samples, checks them line by
+//! line so that bad input is caught before anything runs, hands the programs to the
+//! runner, writes the results in the samples' order, and prints the scores.
+
+mod evaluate;
+mod input;
+mod jsonl;
+mod output;
+mod report;
+mod score;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use thiserror::Error;
+
+use crate::input::InputError;
+
+/// The command finished; for `evaluate`, every sample has a verdict, whatever the pass rate.
+const EXIT_SUCCESS: u8 = 0;
+/// The run could not be completed: the interpreter or the workers could not be started,
+/// or a file could not be written.
+const EXIT_RUN_FAILED: u8 = 1;
+/// Bad input: a flag, or a problems, samples or results file that is missing or malformed.
+/// (clap also uses 2 for command-line errors.)
+const EXIT_BAD_INPUT: u8 = 2;
+
+#[derive(Debug, Parser)]
+#[command(name = "passk", version, about = "Sandboxed, execution-based evaluation of code-generation models")]
+struct Cli {
+    /// More logging (-v info, -vv debug, -vvv trace); RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run every sample against its problem's tests and report pass@k.
+    Evaluate(EvaluateArgs),
+    /// Compute pass@k from an existing results file, executing nothing.
+    Score(ScoreArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct EvaluateArgs {
+    /// Samples (.jsonl or .jsonl.gz): `task_id` and `completion` or `solution` per line.
+    samples: PathBuf,
+    /// A HumanEval-format problem file (.jsonl or .jsonl.gz), or a bundled set's name.
+    #[arg(long)]
+    problems: String,
+    /// The k values of pass@k, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,10,100", value_parser = parse_k)]
+    k: Vec<u64>,
+    /// Candidates run at once [default: the number of CPUs].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    jobs: Option<u64>,
+    /// Wall-clock seconds each sample may run.
+    #[arg(long, default_value = "3", value_parser = parse_seconds)]
+    timeout: Duration,
+    /// Address space each candidate may use, in MiB (0 for no limit).
+    #[arg(long, value_name = "MIB", default_value = "4096")]
+    memory_limit: u64,
+    /// The Python interpreter, resolved once to its real executable.
+    #[arg(long, default_value = "python3")]
+    python: OsString,
+    /// Where to write per-sample results [default: <SAMPLES>_results.jsonl].
+    #[arg(long)]
+    results: Option<PathBuf>,
+    /// Also write the summary as JSON to this path.
+    #[arg(long)]
+    summary: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+struct ScoreArgs {
+    /// A results file: `task_id` and `passed` per line.
+    results: PathBuf,
+    /// The k values of pass@k, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,10,100", value_parser = parse_k)]
+    k: Vec<u64>,
+    /// Also write the summary as JSON to this path.
+    #[arg(long)]
+    summary: Option<PathBuf>,
+}
+
+fn parse_k(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(0) => Err("k must be at least 1".into()),
+        Ok(k) => Ok(k),
+        Err(_) => Err(format!("{text:?} is not a whole number")),
+    }
+}
+
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds > 0.0 && seconds < 1e9 => Ok(Duration::from_secs_f64(seconds)),
+        Ok(_) => Err("must be a positive number of seconds".into()),
+        Err(_) => Err(format!("{text:?} is not a number of seconds")),
+    }
+}
+
+/// Why a command stopped.
+#[derive(Debug, Error)]
+pub enum CommandError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error("cannot write {path}")]
+    Write {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot find a usable python interpreter")]
+    Interpreter(#[from] passk_runner::InterpreterError),
+    #[error("cannot run candidates")]
+    Pool(#[from] passk_runner::PoolError),
+    #[error("cannot score")]
+    Score(#[from] passk_scorer::SummaryError),
+}
+
+impl CommandError {
+    fn exit_code(&self) -> u8 {
+        match self {
+            CommandError::Input(_) => EXIT_BAD_INPUT,
+            _ => EXIT_RUN_FAILED,
+        }
+    }
+}
+
+pub fn print_report(report: &report::Report<'_>) -> Result<(), CommandError> {
+    let stdout = std::io::stdout();
+    report
+        .print_table(&mut stdout.lock())
+        .map_err(|source| CommandError::Write { path: "standard output".into(), source })
+}
+
+fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+}
+
+fn run(command: Command) -> Result<(), CommandError> {
+    match command {
+        Command::Score(args) => {
+            score::score(score::ScoreOptions { results: args.results, ks: args.k, summary: args.summary })
+        }
+        Command::Evaluate(args) => {
+            if let Err(error) = passk_runner::protect_this_process() {
+                tracing::warn!("cannot make the harness non-dumpable: {error}");
+            }
+            let jobs = match args.jobs {
+                Some(jobs) => usize::try_from(jobs).unwrap_or(usize::MAX),
+                None => std::thread::available_parallelism().map_or(1, usize::from),
+            };
+            let results = args.results.unwrap_or_else(|| {
+                let mut name = args.samples.as_os_str().to_owned();
+                name.push("_results.jsonl");
+                PathBuf::from(name)
+            });
+            let options = evaluate::EvaluateOptions {
+                samples: args.samples,
+                problems: args.problems,
+                ks: args.k,
+                jobs,
+                timeout: args.timeout,
+                memory_bytes: (args.memory_limit > 0).then(|| args.memory_limit.saturating_mul(1 << 20)),
+                python: args.python,
+                results,
+                summary: args.summary,
+            };
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(|source| CommandError::Write { path: "the async runtime".into(), source })?;
+            runtime.block_on(evaluate::evaluate(options))
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    match run(cli.command) {
+        Ok(()) => ExitCode::from(EXIT_SUCCESS),
+        Err(error) => {
+            let mut message = error.to_string();
+            let mut source = std::error::Error::source(&error);
+            while let Some(cause) = source {
+                message.push_str(": ");
+                message.push_str(&cause.to_string());
+                source = cause.source();
+            }
+            eprintln!("error: {message}");
+            ExitCode::from(error.exit_code())
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Pass counts, pass@k, and the two forms a summary takes: a table for people and JSON
+//! for programs.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::Path;
+
+use passk_scorer::{Counts, Summary};
+use serde_json::{json, Map, Value};
+
+use crate::output::write_atomically;
+
+/// Pass counts per problem, in the order problems first appear, and counts per status.
+#[derive(Debug, Default)]
+pub struct Tally {
+    problems: Vec<(String, Counts)>,
+    position: HashMap<String, usize>,
+    statuses: BTreeMap<String, u64>,
+}
+
+impl Tally {
+    pub fn add(&mut self, task_id: &str, passed: bool, status: Option<&str>) {
+        let at = match self.position.get(task_id) {
+            Some(&at) => at,
+            None => {
+                self.position.insert(task_id.to_owned(), self.problems.len());
+                self.problems.push((task_id.to_owned(), Counts::default()));
+                self.problems.len() - 1
+            }
+        };
+        let counts = &mut self.problems[at].1;
+        counts.n += 1;
+        counts.c += u64::from(passed);
+        let status = status.unwrap_or(if passed { "passed" } else { "failed" });
+        *self.statuses.entry(status.to_owned()).or_default() += 1;
+    }
+
+    pub fn samples(&self) -> u64 {
+        self.problems.iter().map(|(_, c)| c.n).sum()
+    }
+
+    pub fn problems(&self) -> usize {
+        self.problems.len()
+    }
+
+    /// pass@k for every requested `k`.
+    pub fn score(&self, ks: &[u64]) -> Result<Vec<Summary>, passk_scorer::SummaryError> {
+        let counts: Vec<Counts> = self.problems.iter().map(|(_, c)| *c).collect();
+        passk_scorer::summarize(&counts, ks)
+    }
+}
+
+/// Everything a finished run reports.
+#[derive(Debug)]
+pub struct Report<'a> {
+    pub tally: &'a Tally,
+    pub scores: &'a [Summary],
+    /// Every setting the numbers depend on, recorded in the JSON summary.
+    pub settings: Map<String, Value>,
+}
+
+impl Report<'_> {
+    /// One line per `k` that could not be estimated.
+    pub fn warnings(&self) -> Vec<String> {
+        self.scores
+            .iter()
+            .filter_map(|score| match score {
+                Summary::LeftOut { k, short, problems } => Some(format!(
+                    "pass@{k} left out: {short} of {problems} problems have fewer than {k} samples"
+                )),
+                Summary::Estimated { .. } => None,
+            })
+            .collect()
+    }
+
+    pub fn print_table(&self, out: &mut impl Write) -> std::io::Result<()> {
+        writeln!(out, "{} samples of {} problems", self.tally.samples(), self.tally.problems())?;
+        for (status, count) in &self.tally.statuses {
+            writeln!(out, "  {status:<14}{count:>8}")?;
+        }
+        for score in self.scores {
+            match score {
+                Summary::Estimated { k, mean, .. } => writeln!(out, "  {:<14}{mean:>8.4}", format!("pass@{k}"))?,
+                Summary::LeftOut { k, .. } => writeln!(out, "  {:<14}{:>8}", format!("pass@{k}"), "n/a")?,
+            }
+        }
+        Ok(())
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut summary = Map::new();
+        let mut left_out = Map::new();
+        let mut per_problem: Vec<Map<String, Value>> = self
+            .tally
+            .problems
+            .iter()
+            .map(|(task_id, c)| {
+                let mut entry = Map::new();
+                entry.insert("task_id".into(), json!(task_id));
+                entry.insert("n".into(), json!(c.n));
+                entry.insert("c".into(), json!(c.c));
+                entry
+            })
+            .collect();
+        for score in self.scores {
+            match score {
+                Summary::Estimated { k, mean, per_problem: values } => {
+                    summary.insert(format!("pass@{k}"), json!(mean));
+                    for (entry, value) in per_problem.iter_mut().zip(values) {
+                        entry.insert(format!("pass@{k}"), json!(value));
+                    }
+                }
+                Summary::LeftOut { k, short, problems } => {
+                    left_out.insert(format!("pass@{k}"), json!({ "short": short, "problems": problems }));
+                }
+            }
+        }
+        summary.insert("left_out".into(), Value::Object(left_out));
+        summary.insert("problems".into(), json!(self.tally.problems()));
+        summary.insert("samples".into(), json!(self.tally.samples()));
+        summary.insert("counts".into(), json!(self.tally.statuses));
+        summary.insert("settings".into(), Value::Object(self.settings.clone()));
+        summary.insert("per_problem".into(), json!(per_problem));
+        Value::Object(summary)
+    }
+
+    pub fn write_json(&self, path: &Path) -> std::io::Result<()> {
+        let mut text = serde_json::to_vec_pretty(&self.to_json()).map_err(std::io::Error::other)?;
+        text.push(b'\n');
+        write_atomically(path, &text)
+    }
+}

@@ -1,0 +1,57 @@
+//! `passk score`: pass@k from a results file, executing nothing.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::input::{string_field, InputError};
+use crate::jsonl::JsonlReader;
+use crate::report::{Report, Tally};
+use crate::CommandError;
+
+#[derive(Debug)]
+pub struct ScoreOptions {
+    pub results: PathBuf,
+    pub ks: Vec<u64>,
+    pub summary: Option<PathBuf>,
+}
+
+pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
+    let reader = JsonlReader::open(&options.results)?;
+    let source = reader.source().to_owned();
+    let mut tally = Tally::default();
+    for record in reader {
+        let (line, object) = record?;
+        let task_id = string_field(&source, line, &object, "task_id")?;
+        let passed = match object.get("passed") {
+            Some(Value::Bool(passed)) => *passed,
+            Some(_) => {
+                return Err(InputError::WrongType { path: source, line, field: "passed", expected: "true or false" }.into())
+            }
+            None => return Err(InputError::Missing { path: source, line, field: "passed" }.into()),
+        };
+        let status = match object.get("status") {
+            None => None,
+            Some(Value::String(status)) => Some(status.as_str()),
+            Some(_) => return Err(InputError::WrongType { path: source, line, field: "status", expected: "a string" }.into()),
+        };
+        tally.add(&task_id, passed, status);
+    }
+    if tally.samples() == 0 {
+        return Err(InputError::Empty { path: source, what: "results" }.into());
+    }
+    let scores = tally.score(&options.ks)?;
+    let mut settings = serde_json::Map::new();
+    settings.insert("passk_version".into(), env!("CARGO_PKG_VERSION").into());
+    settings.insert("results".into(), source.into());
+    settings.insert("k".into(), options.ks.clone().into());
+    let report = Report { tally: &tally, scores: &scores, settings };
+    for warning in report.warnings() {
+        eprintln!("warning: {warning}");
+    }
+    crate::print_report(&report)?;
+    if let Some(path) = &options.summary {
+        report.write_json(path).map_err(|source| CommandError::Write { path: path.display().to_string(), source })?;
+    }
+    Ok(())
+}

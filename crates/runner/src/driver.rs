@@ -1,0 +1,187 @@
+//! One warm interpreter: the harness's end of the driver protocol.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{ChildStdin, ChildStdout, Command};
+
+use crate::interpreter::Interpreter;
+use crate::process::GroupLeader;
+use crate::verdict::Verdict;
+
+/// How long a driver may take to start and report ready.
+const START_LIMIT: Duration = Duration::from_secs(30);
+/// How much longer than a candidate's own limit the driver may take to answer. The
+/// driver enforces the limit itself; this only catches a driver that has stopped working.
+const ANSWER_MARGIN: Duration = Duration::from_secs(10);
+/// How long a stopping driver gets to clean up after SIGTERM before SIGKILL.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// The variables a driver and its candidates see; nothing of the harness's environment.
+const ENVIRONMENT: [(&str, &str); 4] =
+    [("PATH", "/usr/local/bin:/usr/bin:/bin"), ("LANG", "C.UTF-8"), ("LC_ALL", "C.UTF-8"), ("OMP_NUM_THREADS", "1")];
+
+#[derive(Debug, Error)]
+pub enum DriverError {
+    #[error("cannot start the driver")]
+    Spawn(#[source] std::io::Error),
+    #[error("the driver exited before it was ready{}", stderr_suffix(.stderr))]
+    NotReady { stderr: String },
+    #[error("the driver did not report ready within {} s", START_LIMIT.as_secs())]
+    StartTimeout,
+    #[error("the driver stopped answering")]
+    Unresponsive,
+    #[error("the driver exited while running a candidate")]
+    Died,
+    #[error("lost contact with the driver")]
+    Pipe(#[source] std::io::Error),
+    #[error("the driver sent an unreadable message: {line:?}")]
+    Protocol {
+        line: String,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+fn stderr_suffix(stderr: &str) -> String {
+    if stderr.is_empty() {
+        String::new()
+    } else {
+        format!(": {stderr}")
+    }
+}
+
+/// What a driver reports about itself once it is ready.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct Ready {
+    pub(crate) signal_filter: bool,
+}
+
+/// Per-candidate limits sent with every request.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    pub(crate) timeout: Duration,
+    pub(crate) memory_bytes: Option<u64>,
+    pub(crate) output_cap: usize,
+}
+
+#[derive(Serialize)]
+struct Request<'a> {
+    program: &'a str,
+    timeout: f64,
+    memory_bytes: Option<u64>,
+    output_cap: usize,
+}
+
+#[derive(Debug)]
+pub(crate) struct Driver {
+    leader: GroupLeader,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    line: String,
+}
+
+impl Driver {
+    pub(crate) async fn start(
+        interpreter: &Interpreter,
+        script: &Path,
+        scratch: &Path,
+        slot: usize,
+    ) -> Result<(Driver, Ready), DriverError> {
+        let mut command = Command::new(&interpreter.executable);
+        command
+            .arg("-I")
+            .arg(script)
+            .arg(scratch)
+            .current_dir(scratch)
+            .env_clear()
+            .envs(ENVIRONMENT)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut leader = GroupLeader::spawn(&mut command).map_err(DriverError::Spawn)?;
+        let child = leader.child_mut();
+        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(DriverError::Spawn(std::io::Error::other("driver pipes missing")));
+        };
+        let (stderr_tx, stderr_rx) = tokio::sync::oneshot::channel();
+        tokio::spawn(async move {
+            // Before the driver is ready its stderr explains a failed start; after, any
+            // line is a driver fault worth logging.
+            let mut lines = BufReader::new(stderr).lines();
+            let mut early = Vec::new();
+            let mut stderr_tx = Some(stderr_tx);
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::warn!(slot, "driver: {line}");
+                early.push(line);
+                if early.len() > 20 {
+                    early.remove(0);
+                }
+            }
+            if let Some(tx) = stderr_tx.take() {
+                let _ = tx.send(early.join("\n"));
+            }
+        });
+        let mut driver = Driver { leader, stdin, stdout: BufReader::new(stdout), line: String::new() };
+        let ready = match tokio::time::timeout(START_LIMIT, driver.read_message::<Ready>()).await {
+            Ok(Ok(ready)) => ready,
+            Ok(Err(DriverError::Died)) => {
+                let _ = driver.leader.wait().await;
+                let stderr = stderr_rx.await.unwrap_or_default();
+                return Err(DriverError::NotReady { stderr });
+            }
+            Ok(Err(error)) => return Err(error),
+            Err(_) => {
+                driver.stop().await;
+                return Err(DriverError::StartTimeout);
+            }
+        };
+        Ok((driver, ready))
+    }
+
+    async fn read_message<T: for<'de> Deserialize<'de>>(&mut self) -> Result<T, DriverError> {
+        self.line.clear();
+        let read = self.stdout.read_line(&mut self.line).await.map_err(DriverError::Pipe)?;
+        if read == 0 {
+            return Err(DriverError::Died);
+        }
+        serde_json::from_str(&self.line)
+            .map_err(|source| DriverError::Protocol { line: self.line.trim_end().to_owned(), source })
+    }
+
+    /// Runs one candidate program and returns its verdict.
+    pub(crate) async fn run(&mut self, program: &str, limits: Limits) -> Result<Verdict, DriverError> {
+        let request = Request {
+            program,
+            timeout: limits.timeout.as_secs_f64(),
+            memory_bytes: limits.memory_bytes,
+            output_cap: limits.output_cap,
+        };
+        let mut message = serde_json::to_vec(&request).expect("a request always serializes");
+        message.push(b'\n');
+        let exchange = async {
+            self.stdin.write_all(&message).await.map_err(DriverError::Pipe)?;
+            self.stdin.flush().await.map_err(DriverError::Pipe)?;
+            self.read_message::<Verdict>().await
+        };
+        match tokio::time::timeout(limits.timeout + ANSWER_MARGIN, exchange).await {
+            Ok(answer) => answer,
+            Err(_) => Err(DriverError::Unresponsive),
+        }
+    }
+
+    /// Stops the driver and everything below it.
+    pub(crate) async fn stop(mut self) {
+        // Closing its input is the driver's cue to clean up and leave; the signals are
+        // for a driver that does not.
+        drop(self.stdin);
+        if tokio::time::timeout(STOP_GRACE, self.leader.wait()).await.is_err() {
+            let _ = self.leader.terminate(STOP_GRACE).await;
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! Worker slots, each with a warm driver, fed from one queue.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use thiserror::Error;
+use tokio::sync::{mpsc, Mutex};
+use tokio::task::JoinSet;
+
+use crate::driver::{Driver, DriverError, Limits};
+use crate::interpreter::Interpreter;
+use crate::program::Program;
+use crate::verdict::{Status, Verdict};
+
+/// The interpreter-side driver, shipped inside the binary so that a lone `passk`
+/// executable is complete.
+const DRIVER_SOURCE: &str = include_str!("../../../sandbox/driver.py");
+
+#[derive(Debug, Clone)]
+pub struct PoolOptions {
+    pub interpreter: Interpreter,
+    /// Worker slots: candidates run at once.
+    pub jobs: usize,
+    /// Wall-clock limit per candidate.
+    pub timeout: Duration,
+    /// Address-space limit per candidate.
+    pub memory_bytes: Option<u64>,
+    /// Bytes of each output stream a driver keeps; the rest is read and counted.
+    pub output_cap: usize,
+}
+
+/// One candidate to run, with whatever the caller needs to match the verdict to it.
+#[derive(Debug)]
+pub struct Job<T> {
+    pub program: Program,
+    pub tag: T,
+}
+
+#[derive(Debug, Error)]
+pub enum PoolError {
+    #[error("cannot create the pool's working directory")]
+    Workdir(#[source] std::io::Error),
+    #[error("cannot start worker {slot}")]
+    Start {
+        slot: usize,
+        #[source]
+        source: DriverError,
+    },
+    #[error("the results receiver went away")]
+    ResultsClosed,
+}
+
+/// Warm drivers, one per worker slot, ready to run candidates.
+#[derive(Debug)]
+pub struct Pool {
+    options: PoolOptions,
+    drivers: Vec<Driver>,
+    signal_filter: bool,
+    // Holds the driver script and the slots' scratch directories; removed on drop.
+    workdir: tempfile::TempDir,
+}
+
+impl Pool {
+    /// Starts one driver per slot and waits until every one is ready.
+    pub async fn start(options: PoolOptions) -> Result<Pool, PoolError> {
+        let workdir = tempfile::Builder::new().prefix("passk-").tempdir().map_err(PoolError::Workdir)?;
+        std::fs::write(workdir.path().join("driver.py"), DRIVER_SOURCE).map_err(PoolError::Workdir)?;
+        for slot in 0..options.jobs {
+            std::fs::create_dir(slot_scratch(workdir.path(), slot)).map_err(PoolError::Workdir)?;
+        }
+        let mut starting = JoinSet::new();
+        for slot in 0..options.jobs {
+            let interpreter = options.interpreter.clone();
+            let root = workdir.path().to_path_buf();
+            starting.spawn(async move {
+                let started = start_driver(&interpreter, &root, slot).await;
+                (slot, started)
+            });
+        }
+        let mut drivers = Vec::with_capacity(options.jobs);
+        let mut signal_filter = true;
+        let mut failure = None;
+        while let Some(joined) = starting.join_next().await {
+            let (slot, started) = joined.expect("starting a driver does not panic");
+            match started {
+                Ok((driver, ready)) => {
+                    signal_filter &= ready.signal_filter;
+                    drivers.push(driver);
+                }
+                Err(source) => failure = Some(PoolError::Start { slot, source }),
+            }
+        }
+        if let Some(error) = failure {
+            for driver in drivers {
+                driver.stop().await;
+            }
+            return Err(error);
+        }
+        Ok(Pool { options, drivers, signal_filter, workdir })
+    }
+
+    /// Whether candidates are barred from signalling or tracing other processes.
+    pub fn signal_filter(&self) -> bool {
+        self.signal_filter
+    }
+
+    /// Runs every job from `jobs`, each on whichever slot frees up first, and sends each
+    /// verdict with its job's tag. Returns once `jobs` is closed and drained.
+    pub async fn run<T: Send + 'static>(
+        self,
+        jobs: mpsc::Receiver<Job<T>>,
+        results: mpsc::Sender<(T, Verdict)>,
+    ) -> Result<(), PoolError> {
+        let Pool { options, drivers, workdir, .. } = self;
+        let jobs = Arc::new(Mutex::new(jobs));
+        let limits =
+            Limits { timeout: options.timeout, memory_bytes: options.memory_bytes, output_cap: options.output_cap };
+        let mut workers = JoinSet::new();
+        for (slot, driver) in drivers.into_iter().enumerate() {
+            let worker = Worker {
+                slot,
+                driver: Some(driver),
+                interpreter: options.interpreter.clone(),
+                root: workdir.path().to_path_buf(),
+                limits,
+            };
+            workers.spawn(worker.serve(jobs.clone(), results.clone()));
+        }
+        let mut outcome = Ok(());
+        while let Some(joined) = workers.join_next().await {
+            let finished = joined.expect("a worker does not panic");
+            if outcome.is_ok() {
+                outcome = finished;
+            }
+            if outcome.is_err() {
+                // Stop handing out work; the other slots finish what they hold.
+                jobs.lock().await.close();
+            }
+        }
+        drop(workdir);
+        outcome
+    }
+}
+
+fn slot_scratch(root: &Path, slot: usize) -> PathBuf {
+    root.join(format!("slot-{slot}"))
+}
+
+async fn start_driver(
+    interpreter: &Interpreter,
+    root: &Path,
+    slot: usize,
+) -> Result<(Driver, crate::driver::Ready), DriverError> {
+    Driver::start(interpreter, &root.join("driver.py"), &slot_scratch(root, slot), slot).await
+}
+
+struct Worker {
+    slot: usize,
+    driver: Option<Driver>,
+    interpreter: Interpreter,
+    root: PathBuf,
+    limits: Limits,
+}
+
+impl Worker {
+    async fn serve<T>(
+        mut self,
+        jobs: Arc<Mutex<mpsc::Receiver<Job<T>>>>,
+        results: mpsc::Sender<(T, Verdict)>,
+    ) -> Result<(), PoolError> {
+        loop {
+            let Some(job) = jobs.lock().await.recv().await else { break };
+            let verdict = self.run(&job.program).await?;
+            if results.send((job.tag, verdict)).await.is_err() {
+                self.stop().await;
+                return Err(PoolError::ResultsClosed);
+            }
+        }
+        self.stop().await;
+        Ok(())
+    }
+
+    async fn run(&mut self, program: &Program) -> Result<Verdict, PoolError> {
+        let driver = match self.driver.as_mut() {
+            Some(driver) => driver,
+            None => {
+                let (driver, _) = start_driver(&self.interpreter, &self.root, self.slot)
+                    .await
+                    .map_err(|source| PoolError::Start { slot: self.slot, source })?;
+                self.driver.insert(driver)
+            }
+        };
+        match driver.run(program.as_str(), self.limits).await {
+            Ok(verdict) => Ok(verdict),
+            Err(error) => {
+                tracing::warn!(slot = self.slot, "{error}; restarting the worker");
+                self.stop().await;
+                let detail = format!("the worker running this sample failed: {error}");
+                Ok(Verdict {
+                    status: Status::Error,
+                    result: format!("failed: {detail}"),
+                    detail,
+                    duration: 0.0,
+                    stdout_bytes: 0,
+                    stderr_bytes: 0,
+                })
+            }
+        }
+    }
+
+    async fn stop(&mut self) {
+        if let Some(driver) = self.driver.take() {
+            driver.stop().await;
+        }
+    }
+}

@@ -1,0 +1,64 @@
+use serde::{Deserialize, Serialize};
+
+/// How a candidate's run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// The tests ran to the end and returned normally.
+    Passed,
+    /// The tests raised: a failed assertion or any other exception.
+    Failed,
+    /// No verdict was reached: the program does not compile, or it exited before its
+    /// tests finished.
+    Error,
+    /// The program was still running at its time limit.
+    Timeout,
+    /// The program ran out of memory.
+    OutOfMemory,
+    /// The program was killed by a signal (a crash, or a signal it sent itself).
+    Killed,
+}
+
+impl Status {
+    pub const ALL: [Status; 6] =
+        [Status::Passed, Status::Failed, Status::Error, Status::Timeout, Status::OutOfMemory, Status::Killed];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Failed => "failed",
+            Status::Error => "error",
+            Status::Timeout => "timeout",
+            Status::OutOfMemory => "out-of-memory",
+            Status::Killed => "killed",
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The outcome of one candidate.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Verdict {
+    pub status: Status,
+    /// A short human-readable explanation; empty for a pass.
+    pub detail: String,
+    /// The outcome in the reference harness's words: `passed`, `timed out` or
+    /// `failed: <reason>`.
+    pub result: String,
+    /// Wall-clock seconds from the start of the candidate's process to its verdict.
+    pub duration: f64,
+    /// Bytes the candidate wrote to its standard output and error.
+    pub stdout_bytes: u64,
+    pub stderr_bytes: u64,
+}
+
+impl Verdict {
+    pub fn passed(&self) -> bool {
+        self.status == Status::Passed
+    }
+}

@@ -1,0 +1,465 @@
+"""passk's interpreter-side driver: runs candidates for one worker slot.
+
+The harness starts one driver per worker slot and keeps it warm. For every candidate the
+driver forks a fresh child, so each candidate runs in a new process with nothing left over
+from the one before, while the interpreter's start-up is paid once per slot.
+
+Protocol (one JSON object per line): the harness writes requests on the driver's stdin
+and reads responses on its stdout. The first line the driver writes is a `ready` line.
+
+Why a candidate cannot fake a pass: the child writes its verdict on a pipe of its own,
+prefixed with a random token drawn by the driver for that one run. The token exists only in
+the memory of the driver and of the child; it is never in the environment, the command
+line or a file, and the output streams, the exit status and everything else the candidate
+can write count for nothing. A candidate that exits early (sys.exit, os._exit, exit(), an
+atexit hook) never reaches the line that writes the token, so it fails.
+
+Why no process outlives its candidate: the child starts a new session, so its process
+group is its own; the driver is a child subreaper, so descendants that double-fork or
+call setsid are re-parented to the driver rather than escaping to init. After every
+verdict the driver kills the group and then every process still below it.
+"""
+
+import ctypes
+import json
+import os
+import resource
+import select
+import shutil
+import signal
+import struct
+import sys
+import time
+
+# --- signal and tracing filter ---------------------------------------------------------
+#
+# A candidate may signal only itself and its own process group: it cannot kill the
+# driver, the harness, or `kill(-1)` everything the user owns. It cannot trace or read
+# the memory of another process. Denied calls fail with EPERM, as a permission error
+# would, rather than killing the candidate.
+
+SYSCALLS = {
+    # machine: (audit arch, {name: number})
+    "x86_64": (0xC000003E, {
+        "kill": 62, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129,
+        "rt_tgsigqueueinfo": 297, "pidfd_send_signal": 424, "ptrace": 101,
+        "process_vm_readv": 310, "process_vm_writev": 311,
+    }),
+    "aarch64": (0xC00000B7, {
+        "kill": 129, "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138,
+        "rt_tgsigqueueinfo": 240, "pidfd_send_signal": 424, "ptrace": 117,
+        "process_vm_readv": 270, "process_vm_writev": 271,
+    }),
+}
+# Calls whose first argument names the target process, allowed only when it is the
+# candidate itself (or, for kill, its own group or 0).
+SIGNAL_SELF_ONLY = ("kill", "rt_sigqueueinfo", "tgkill", "rt_tgsigqueueinfo", "tkill")
+ALWAYS_DENIED = ("pidfd_send_signal", "ptrace", "process_vm_readv", "process_vm_writev")
+
+_BPF_LD_W_ABS = 0x20
+_BPF_JEQ_K = 0x15
+_BPF_JSET_K = 0x45
+_BPF_RET_K = 0x06
+_RET_ALLOW = 0x7FFF0000
+_RET_EPERM = 0x00050000 | 1
+_X32_SYSCALL_BIT = 0x40000000
+_PR_SET_DUMPABLE = 4
+_PR_SET_SECCOMP = 22
+_PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_NO_NEW_PRIVS = 38
+_SECCOMP_MODE_FILTER = 2
+
+
+def _insn(code, jt, jf, k):
+    return struct.pack("HBBI", code, jt, jf, k & 0xFFFFFFFF)
+
+
+def signal_filter(own_pid):
+    """The BPF program that confines signals and tracing to the candidate itself."""
+    arch, numbers = SYSCALLS[os.uname().machine]
+    prog = [
+        _insn(_BPF_LD_W_ABS, 0, 0, 4),             # seccomp_data.arch
+        _insn(_BPF_JEQ_K, 1, 0, arch),
+        _insn(_BPF_RET_K, 0, 0, _RET_EPERM),       # a foreign ABI (i386 via int 0x80)
+        _insn(_BPF_LD_W_ABS, 0, 0, 0),             # seccomp_data.nr
+        _insn(_BPF_JSET_K, 0, 1, _X32_SYSCALL_BIT),
+        _insn(_BPF_RET_K, 0, 0, _RET_EPERM),       # the x32 ABI
+    ]
+    for name in ALWAYS_DENIED:
+        prog += [_insn(_BPF_JEQ_K, 0, 1, numbers[name]), _insn(_BPF_RET_K, 0, 0, _RET_EPERM)]
+    allowed_targets = [own_pid]
+    for name in SIGNAL_SELF_ONLY:
+        targets = [own_pid, 0, -own_pid] if name in ("kill", "rt_sigqueueinfo") else allowed_targets
+        # if nr == name: load arg0 (low word) and compare it with each allowed target
+        body = [_insn(_BPF_LD_W_ABS, 0, 0, 16)]
+        for i, target in enumerate(targets):
+            remaining = len(targets) - i - 1
+            body.append(_insn(_BPF_JEQ_K, remaining + 1, 0, target))
+        body.append(_insn(_BPF_RET_K, 0, 0, _RET_EPERM))
+        body.append(_insn(_BPF_RET_K, 0, 0, _RET_ALLOW))
+        prog.append(_insn(_BPF_JEQ_K, 0, len(body), numbers[name]))
+        prog += body
+    prog.append(_insn(_BPF_RET_K, 0, 0, _RET_ALLOW))
+    return b"".join(prog)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+
+
+def _prctl(option, arg2=0, arg3=0):
+    if _libc.prctl(option, arg2, arg3, 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+
+def install_signal_filter(own_pid):
+    program = signal_filter(own_pid)
+    buf = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    _prctl(_PR_SET_NO_NEW_PRIVS, 1)
+    _prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog))
+
+
+def probe_signal_filter():
+    """Whether the filter installs and holds here: tried once, in a throwaway child."""
+    if os.uname().machine not in SYSCALLS:
+        return False
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            install_signal_filter(os.getpid())
+            try:
+                os.kill(os.getppid(), 0)
+            except PermissionError:
+                code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+# --- running one candidate ----------------------------------------------------------------
+
+RESULT_FD = 3
+READ_CHUNK = 65536
+RECORD_CAP = 65536
+EXIT_SETUP_FAILED = 120
+
+
+def _describe(exc):
+    try:
+        text = str(exc)
+    except BaseException:
+        text = "<unprintable>"
+    return type(exc).__name__, text
+
+
+def _child(request, scratch, pipes, token, use_filter):
+    """Runs in the forked child; never returns."""
+    _write, _exit = os.write, os._exit
+    out_w, err_w, res_w = pipes
+    try:
+        os.setsid()
+        os.chdir(scratch)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        os.dup2(res_w, RESULT_FD)
+        os.closerange(RESULT_FD + 1, os.sysconf("SC_OPEN_MAX"))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        memory = request.get("memory_bytes")
+        if memory:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        os.environ["HOME"] = scratch
+        os.environ["TMPDIR"] = scratch
+        sys.argv = [""]
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if use_filter:
+            install_signal_filter(os.getpid())
+        program = request["program"]
+        del request
+    except BaseException:
+        _exit(EXIT_SETUP_FAILED)
+
+    def report(status, detail, result):
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BaseException:
+            pass
+        record = json.dumps({"status": status, "detail": detail, "result": result})
+        data = token + b" " + record.encode("utf-8", "replace") + b"\n"
+        while data:
+            data = data[_write(RESULT_FD, data):]
+        _exit(0)
+
+    try:
+        code = compile(program, "<string>", "exec")
+    except BaseException as exc:
+        name, text = _describe(exc)
+        report("error", f"does not compile: {name}: {text}", f"failed: {text}")
+    try:
+        exec(code, {})
+    except MemoryError as exc:
+        report("out-of-memory", "MemoryError", f"failed: {_describe(exc)[1]}")
+    except SystemExit as exc:
+        name, text = _describe(exc)
+        report("error", f"exited before its tests finished ({name}: {text})", f"failed: {text}")
+    except BaseException as exc:
+        name, text = _describe(exc)
+        report("failed", f"{name}: {text}" if text else name, f"failed: {text}")
+    report("passed", "", "passed")
+
+
+class Capture:
+    """Keeps the first `cap` bytes of a stream and counts the rest."""
+
+    def __init__(self, cap):
+        self.cap = cap
+        self.head = bytearray()
+        self.total = 0
+
+    def feed(self, data):
+        self.total += len(data)
+        room = self.cap - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+
+    def text(self):
+        return self.head.decode("utf-8", "replace")
+
+
+class TokenScanner:
+    """Finds the first line that starts with the run's token in what the child wrote."""
+
+    def __init__(self, token):
+        self.token = token
+        self.buffer = b""
+        self.record = None
+
+    def feed(self, data):
+        if self.record is not None:
+            return
+        self.buffer += data
+        at = self.buffer.find(self.token + b" ")
+        if at < 0:
+            # Only a tail as long as the token can still begin a match.
+            self.buffer = self.buffer[-len(self.token):]
+            return
+        rest = self.buffer[at + len(self.token) + 1:]
+        end = rest.find(b"\n")
+        if end >= 0:
+            try:
+                self.record = json.loads(rest[:end])
+            except ValueError:
+                self.record = {"status": "error", "detail": "unreadable verdict record", "result": "failed: "}
+        elif len(rest) > RECORD_CAP:
+            self.record = {"status": "error", "detail": "verdict record too long", "result": "failed: "}
+        else:
+            self.buffer = self.buffer[at:]
+
+
+def _descendants():
+    """Every process below this one, found by walking /proc (no children file needed)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        parents.setdefault(int(fields[1]), []).append(int(entry))
+    found, frontier = [], [os.getpid()]
+    while frontier:
+        kids = parents.get(frontier.pop(), [])
+        found += kids
+        frontier += kids
+    return found
+
+
+def kill_everything_below():
+    """Kills and reaps every descendant; returns once none is left."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid:
+            continue
+        for pid in _descendants():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def _remove_tree(path):
+    # A candidate may have taken away its own permissions on what it made.
+    for root, dirs, _ in os.walk(path):
+        for d in dirs:
+            try:
+                os.chmod(os.path.join(root, d), 0o700, follow_symlinks=False)
+            except OSError:
+                pass
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def run(request, scratch_root, harness_fd, sequence, use_filter):
+    scratch = os.path.join(scratch_root, str(sequence))
+    os.mkdir(scratch, 0o700)
+    token = os.urandom(16).hex().encode()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    res_r, res_w = os.pipe()
+    cap = int(request.get("output_cap", 65536))
+    timeout = float(request["timeout"])
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _child(request, scratch, (out_w, err_w, res_w), token, use_filter)
+        finally:
+            os._exit(EXIT_SETUP_FAILED)
+    for fd in (out_w, err_w, res_w):
+        os.close(fd)
+    streams = {out_r: Capture(cap), err_r: Capture(cap)}
+    scanner = TokenScanner(token)
+    pidfd = os.pidfd_open(pid)
+    poller = select.poll()
+    for fd in (out_r, err_r, res_r, pidfd, harness_fd):
+        poller.register(fd, select.POLLIN)
+    deadline = started + timeout
+    exit_status = None
+    timed_out = False
+    harness_gone = False
+    while scanner.record is None and exit_status is None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            timed_out = True
+            break
+        for fd, _ in poller.poll(remaining * 1000):
+            if fd == pidfd:
+                _, status = os.waitpid(pid, 0)
+                exit_status = status
+                continue
+            if fd == harness_fd:
+                harness_gone = True
+                continue
+            data = os.read(fd, READ_CHUNK)
+            if not data:
+                poller.unregister(fd)
+            elif fd == res_r:
+                scanner.feed(data)
+            else:
+                streams[fd].feed(data)
+        if harness_gone:
+            break
+    duration = time.monotonic() - started
+    # The verdict is decided; nothing the candidate left behind may change it.
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    if exit_status is None:
+        _, exit_status = os.waitpid(pid, 0)
+    kill_everything_below()
+    os.close(pidfd)
+    # Every writer is dead, so these reads end.
+    for fd in (out_r, err_r, res_r):
+        while True:
+            data = os.read(fd, READ_CHUNK)
+            if not data:
+                break
+            if fd == res_r:
+                scanner.feed(data)
+            else:
+                streams[fd].feed(data)
+        os.close(fd)
+    _remove_tree(scratch)
+    if harness_gone:
+        return None
+    if scanner.record is not None:
+        verdict = scanner.record
+    elif timed_out:
+        verdict = {"status": "timeout", "detail": f"still running after {timeout:g} s", "result": "timed out"}
+    elif os.WIFSIGNALED(exit_status):
+        name = _signal_name(os.WTERMSIG(exit_status))
+        verdict = {"status": "killed", "detail": f"killed by {name}", "result": f"failed: killed by {name}"}
+    else:
+        code = os.WEXITSTATUS(exit_status)
+        detail = f"exited with status {code} before its tests finished"
+        if code == EXIT_SETUP_FAILED:
+            detail = "the candidate's process could not be set up"
+        verdict = {"status": "error", "detail": detail, "result": f"failed: {detail}"}
+    out, err = streams[out_r], streams[err_r]
+    verdict.update(
+        id=request.get("id"),
+        duration=round(duration, 6),
+        stdout=out.text(), stdout_bytes=out.total,
+        stderr=err.text(), stderr_bytes=err.total,
+    )
+    return verdict
+
+
+def _send(fd, message):
+    data = (json.dumps(message) + "\n").encode()
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def main():
+    scratch_root = sys.argv[1]
+    # Keep the harness's pipes on private descriptors, so that nothing of ours that
+    # prints to the standard streams can corrupt the protocol.
+    requests_fd = os.dup(0)
+    responses_fd = os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    _prctl(_PR_SET_DUMPABLE, 0)
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+    def stop(signum, frame):
+        kill_everything_below()
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    use_filter = probe_signal_filter()
+    _send(responses_fd, {"ready": True, "signal_filter": use_filter, "python": sys.version.split()[0]})
+    requests = os.fdopen(requests_fd, "rb")
+    sequence = 0
+    while True:
+        line = requests.readline()
+        if not line:
+            return
+        sequence += 1
+        verdict = run(json.loads(line), scratch_root, requests_fd, sequence, use_filter)
+        if verdict is None:
+            return
+        _send(responses_fd, verdict)
+
+
+if __name__ == "__main__":
+    main()
