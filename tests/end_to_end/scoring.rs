@@ -1,0 +1,49 @@
+//! `passk score` on results files, and how pass@k is reported when some problems have
+//! fewer samples than k.
+
+use passk_tests::{finish, passk, write_jsonl};
+use serde_json::{json, Value};
+
+fn results_with(counts: &[(&str, usize, usize)]) -> Vec<Value> {
+    let mut records = Vec::new();
+    for &(task, n, c) in counts {
+        for i in 0..n {
+            records.push(json!({"task_id": task, "completion": "", "passed": i < c, "result": "x"}));
+        }
+    }
+    records
+}
+
+fn summary_of(args: &[&str], records: &[Value]) -> (Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.jsonl");
+    write_jsonl(&results, records);
+    let summary = dir.path().join("summary.json");
+    let finished = finish(passk(["score"]).arg(&results).args(args).arg("--summary").arg(&summary));
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    (serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap(), finished.stderr)
+}
+
+#[test]
+fn pass_at_k_per_problem_and_averaged() {
+    let (summary, _) = summary_of(&["--k", "1,2"], &results_with(&[("a", 4, 1), ("b", 4, 4), ("c", 4, 0)]));
+    let close = |value: &Value, expected: f64| (value.as_f64().unwrap() - expected).abs() < 1e-12;
+    assert!(close(&summary["pass@1"], (0.25 + 1.0 + 0.0) / 3.0), "{summary}");
+    // pass@2 for n=4, c=1: 1 - C(3,2)/C(4,2) = 1/2.
+    assert!(close(&summary["pass@2"], (0.5 + 1.0 + 0.0) / 3.0), "{summary}");
+    assert_eq!(summary["per_problem"][0], json!({"task_id": "a", "n": 4, "c": 1, "pass@1": 0.25, "pass@2": 0.5}));
+    assert_eq!(summary["samples"], 12);
+    assert_eq!(summary["problems"], 3);
+    assert_eq!(summary["counts"], json!({"failed": 7, "passed": 5}));
+}
+
+#[test]
+fn a_k_beyond_some_problems_samples_is_left_out_with_a_warning() {
+    let (summary, stderr) = summary_of(&["--k=1,5,10"], &results_with(&[("a", 10, 3), ("b", 5, 1), ("c", 4, 4)]));
+    assert!(summary.get("pass@1").is_some());
+    assert!(summary.get("pass@5").is_none() && summary.get("pass@10").is_none(), "{summary}");
+    assert_eq!(summary["left_out"]["pass@5"], json!({"short": 1, "problems": 3}));
+    assert_eq!(summary["left_out"]["pass@10"], json!({"short": 2, "problems": 3}));
+    assert!(stderr.contains("pass@5 left out: 1 of 3 problems have fewer than 5 samples"), "{stderr}");
+    assert!(stderr.contains("pass@10 left out: 2 of 3 problems have fewer than 10 samples"), "{stderr}");
+}
