@@ -162,7 +162,8 @@ fn an_unknown_problem_set() {
     let samples = dir.path().join("samples.jsonl");
     write_jsonl(&samples, &[good_sample()]);
     let results = dir.path().join("results.jsonl");
-    let finished = finish(passk(["evaluate"]).arg(&samples).args(["--problems", "no-such-set", "--results"]).arg(&results));
+    let finished =
+        finish(passk(["evaluate"]).arg(&samples).args(["--problems", "no-such-set", "--results"]).arg(&results));
     assert_rejected(&finished, &["\"no-such-set\"", "bundled: basic"]);
 }
 

@@ -45,12 +45,15 @@ struct Run {
 fn run(completions: &[String], extra: &[&str]) -> Run {
     let dir = tempfile::tempdir().unwrap();
     let samples = dir.path().join("samples.jsonl");
-    let records: Vec<Value> =
-        completions.iter().map(|c| json!({"task_id": "basic/0", "completion": c})).collect();
+    let records: Vec<Value> = completions.iter().map(|c| json!({"task_id": "basic/0", "completion": c})).collect();
     write_jsonl(&samples, &records);
     let results = dir.path().join("results.jsonl");
     let finished = finish(
-        passk(["evaluate"]).arg(&samples).args(["--problems", "basic", "--k", "1", "--results"]).arg(&results).args(extra),
+        passk(["evaluate"])
+            .arg(&samples)
+            .args(["--problems", "basic", "--k", "1", "--results"])
+            .arg(&results)
+            .args(extra),
     );
     assert_eq!(finished.code, Some(0), "the run completes: {}", finished.stderr);
     let results = read_jsonl(&results);
@@ -200,7 +203,10 @@ fn daemons_of_a_failing_sample_are_killed() {
 
 #[test]
 fn a_candidate_that_prints_50_mb_and_passes_passes() {
-    let completion = format!("{}import sys\nsys.stdout.write('x' * 50_000_000)\nsys.stderr.write('y' * 5_000_000)\n", correct_body());
+    let completion = format!(
+        "{}import sys\nsys.stdout.write('x' * 50_000_000)\nsys.stderr.write('y' * 5_000_000)\n",
+        correct_body()
+    );
     let run = run(&[completion], &["--timeout", "20"]);
     assert_eq!(run.results[0]["passed"], true, "{}", run.results[0]);
 }
@@ -209,9 +215,7 @@ fn a_candidate_that_prints_50_mb_and_passes_passes() {
 fn endless_output_is_stopped_at_the_limit_and_the_harness_stays_small() {
     let dir = tempfile::tempdir().unwrap();
     let samples = dir.path().join("samples.jsonl");
-    let endless = |stream: &str| {
-        json!({"task_id": "basic/0", "completion": format!("    pass\nimport sys\nchunk = 'z' * 65536\nwhile True:\n    sys.{stream}.write(chunk)\n")})
-    };
+    let endless = |stream: &str| json!({"task_id": "basic/0", "completion": format!("    pass\nimport sys\nchunk = 'z' * 65536\nwhile True:\n    sys.{stream}.write(chunk)\n")});
     write_jsonl(&samples, &[endless("stdout"), endless("stderr")]);
     let results = dir.path().join("results.jsonl");
     let (finished, peak_kib) = finish_measuring_memory(

@@ -20,10 +20,8 @@ fn all_164_canonical_solutions_pass() {
     assert_eq!(problems.len(), 164);
     let dir = tempfile::tempdir().unwrap();
     let samples = dir.path().join("canonical.jsonl");
-    let records: Vec<Value> = problems
-        .iter()
-        .map(|p| json!({"task_id": p["task_id"], "completion": p["canonical_solution"]}))
-        .collect();
+    let records: Vec<Value> =
+        problems.iter().map(|p| json!({"task_id": p["task_id"], "completion": p["canonical_solution"]})).collect();
     write_jsonl(&samples, &records);
     let results = dir.path().join("results.jsonl");
     let summary = dir.path().join("summary.json");
@@ -60,8 +58,14 @@ fn verdicts_match_the_reference_harness() {
     assert!(made.status.success(), "mutate.py: {}", String::from_utf8_lossy(&made.stderr));
 
     let ours = dir.path().join("passk.jsonl");
-    let finished =
-        finish(passk(["evaluate"]).arg(&samples).arg("--problems").arg(&problems).args(["--jobs", "2", "--results"]).arg(&ours));
+    let finished = finish(
+        passk(["evaluate"])
+            .arg(&samples)
+            .arg("--problems")
+            .arg(&problems)
+            .args(["--jobs", "2", "--results"])
+            .arg(&ours),
+    );
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
 
     let reference = dir.path().join("reference.jsonl");

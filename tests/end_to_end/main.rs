@@ -1,6 +1,8 @@
 //! passk's end-to-end suite: the real binary on real files, running real candidates
 //! under the real interpreter.
 
+#![allow(clippy::unwrap_used, reason = "a test that cannot set itself up should fail loudly")]
+
 mod bad_input;
 mod bundled;
 mod hostile;

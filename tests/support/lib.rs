@@ -69,6 +69,7 @@ pub fn finish(command: &mut Command) -> Finished {
 
 /// Runs a command and returns how it finished and the peak resident memory, in KiB, of
 /// it and everything below it that it waited for.
+#[allow(clippy::zombie_processes, reason = "the child is reaped by wait4 below, which also reports its memory")]
 pub fn finish_measuring_memory(command: &mut Command) -> (Finished, i64) {
     let child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("the command starts");
     let pid = libc::pid_t::try_from(child.id()).expect("pids fit pid_t");

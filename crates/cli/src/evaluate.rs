@@ -108,9 +108,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         return Err(InputError::Changed { path: options.samples.display().to_string(), line: next }.into());
     }
     let results_path = results.path().to_owned();
-    results
-        .finish()
-        .map_err(|source| CommandError::Write { path: results_path.display().to_string(), source })?;
+    results.finish().map_err(|source| CommandError::Write { path: results_path.display().to_string(), source })?;
 
     let scores = tally.score(&options.ks)?;
     let report = Report {

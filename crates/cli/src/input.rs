@@ -53,7 +53,12 @@ pub enum InputError {
 }
 
 /// Reads a required string field.
-pub fn string_field(source: &str, line: usize, object: &Map<String, Value>, field: &'static str) -> Result<String, InputError> {
+pub fn string_field(
+    source: &str,
+    line: usize,
+    object: &Map<String, Value>,
+    field: &'static str,
+) -> Result<String, InputError> {
     match object.get(field) {
         None => Err(InputError::Missing { path: source.to_owned(), line, field }),
         Some(Value::String(value)) => Ok(value.clone()),

@@ -65,9 +65,9 @@ impl Report<'_> {
         self.scores
             .iter()
             .filter_map(|score| match score {
-                Summary::LeftOut { k, short, problems } => Some(format!(
-                    "pass@{k} left out: {short} of {problems} problems have fewer than {k} samples"
-                )),
+                Summary::LeftOut { k, short, problems } => {
+                    Some(format!("pass@{k} left out: {short} of {problems} problems have fewer than {k} samples"))
+                }
                 Summary::Estimated { .. } => None,
             })
             .collect()

@@ -26,14 +26,18 @@ pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
         let passed = match object.get("passed") {
             Some(Value::Bool(passed)) => *passed,
             Some(_) => {
-                return Err(InputError::WrongType { path: source, line, field: "passed", expected: "true or false" }.into())
+                return Err(
+                    InputError::WrongType { path: source, line, field: "passed", expected: "true or false" }.into()
+                )
             }
             None => return Err(InputError::Missing { path: source, line, field: "passed" }.into()),
         };
         let status = match object.get("status") {
             None => None,
             Some(Value::String(status)) => Some(status.as_str()),
-            Some(_) => return Err(InputError::WrongType { path: source, line, field: "status", expected: "a string" }.into()),
+            Some(_) => {
+                return Err(InputError::WrongType { path: source, line, field: "status", expected: "a string" }.into())
+            }
         };
         tally.add(&task_id, passed, status);
     }
