@@ -431,6 +431,10 @@ def _send(fd, message):
 
 def main():
     scratch_root = sys.argv[1]
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except (AttributeError, OSError) as exc:
+        sys.exit(f"passk needs Linux 5.3 or later to watch candidates (pidfd_open: {exc})")
     # Keep the harness's pipes on private descriptors, so that nothing of ours that
     # prints to the standard streams can corrupt the protocol.
     requests_fd = os.dup(0)
