@@ -63,6 +63,7 @@ _BPF_RET_K = 0x06
 _RET_ALLOW = 0x7FFF0000
 _RET_EPERM = 0x00050000 | 1
 _X32_SYSCALL_BIT = 0x40000000
+_PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
 _PR_SET_SECCOMP = 22
 _PR_SET_CHILD_SUBREAPER = 36
@@ -160,12 +161,16 @@ def _describe(exc):
     return type(exc).__name__, text
 
 
-def _child(request, scratch, pipes, token, use_filter):
+def _child(request, scratch, pipes, token, use_filter, driver):
     """Runs in the forked child; never returns."""
     _write, _exit = os.write, os._exit
     out_w, err_w, res_w = pipes
     try:
         os.setsid()
+        # Should the driver die, the candidate dies with it rather than run on unwatched.
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != driver:
+            _exit(EXIT_SETUP_FAILED)
         os.chdir(scratch)
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
@@ -336,10 +341,11 @@ def run(request, scratch_root, harness_fd, sequence, use_filter):
     cap = int(request.get("output_cap", 65536))
     timeout = float(request["timeout"])
     started = time.monotonic()
+    driver = os.getpid()
     pid = os.fork()
     if pid == 0:
         try:
-            _child(request, scratch, (out_w, err_w, res_w), token, use_filter)
+            _child(request, scratch, (out_w, err_w, res_w), token, use_filter, driver)
         finally:
             os._exit(EXIT_SETUP_FAILED)
     for fd in (out_w, err_w, res_w):

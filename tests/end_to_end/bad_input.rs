@@ -18,6 +18,20 @@ fn evaluate(dir: &Path, samples: &Path, extra: &[&str]) -> Finished {
     finished
 }
 
+/// Evaluates a samples file named `name` holding `text`.
+fn evaluate_text(name: &str, text: &str, extra: &[&str]) -> Finished {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join(name);
+    std::fs::write(&samples, text).unwrap();
+    evaluate(dir.path(), &samples, extra)
+}
+
+/// Evaluates a samples file holding `records`, one per line.
+fn evaluate_records(records: &[serde_json::Value], extra: &[&str]) -> Finished {
+    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+    evaluate_text("samples.jsonl", &text, extra)
+}
+
 fn assert_rejected(finished: &Finished, expected: &[&str]) {
     assert_eq!(finished.code, BAD_INPUT, "stderr: {}", finished.stderr);
     assert!(!finished.stderr.contains("panicked"), "{}", finished.stderr);
@@ -49,111 +63,97 @@ fn an_unreadable_samples_file() {
 
 #[test]
 fn a_gz_file_that_is_not_gzip() {
-    let dir = tempfile::tempdir().unwrap();
-    let samples = dir.path().join("samples.jsonl.gz");
-    std::fs::write(&samples, "{\"task_id\": \"basic/0\"}\n").unwrap();
-    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl.gz:1", "cannot read"]);
+    assert_rejected(
+        &evaluate_text("samples.jsonl.gz", "{\"task_id\": \"basic/0\"}\n", &[]),
+        &["samples.jsonl.gz:1", "cannot read"],
+    );
 }
 
 #[test]
 fn a_malformed_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let samples = dir.path().join("samples.jsonl");
-    std::fs::write(&samples, format!("{}\n\n{{\"task_id\": \"basic/0\", \"completion\": \n", good_sample())).unwrap();
-    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl:3", "not valid JSON"]);
+    assert_rejected(
+        &evaluate_text(
+            "samples.jsonl",
+            &format!("{}\n\n{{\"task_id\": \"basic/0\", \"completion\": \n", good_sample()),
+            &[],
+        ),
+        &["samples.jsonl:3", "not valid JSON"],
+    );
 }
 
 #[test]
 fn a_line_that_is_not_an_object() {
-    let dir = tempfile::tempdir().unwrap();
-    let samples = dir.path().join("samples.jsonl");
-    std::fs::write(&samples, "[1, 2]\n").unwrap();
-    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl:1", "expected a JSON object"]);
+    assert_rejected(&evaluate_text("samples.jsonl", "[1, 2]\n", &[]), &["samples.jsonl:1", "expected a JSON object"]);
 }
 
 #[test]
 fn a_line_without_task_id() {
-    let dir = tempfile::tempdir().unwrap();
-    let samples = dir.path().join("samples.jsonl");
-    write_jsonl(&samples, &[good_sample(), json!({"completion": "    return 1\n"})]);
-    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl:2", "`task_id`", "missing"]);
+    assert_rejected(
+        &evaluate_records(&[good_sample(), json!({"completion": "    return 1\n"})], &[]),
+        &["samples.jsonl:2", "`task_id`", "missing"],
+    );
 }
 
 #[test]
 fn a_line_without_a_candidate() {
-    let dir = tempfile::tempdir().unwrap();
-    let samples = dir.path().join("samples.jsonl");
-    write_jsonl(&samples, &[json!({"task_id": "basic/0"})]);
-    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl:1", "`completion`", "missing"]);
+    assert_rejected(
+        &evaluate_records(&[json!({"task_id": "basic/0"})], &[]),
+        &["samples.jsonl:1", "`completion`", "missing"],
+    );
 }
 
 #[test]
 fn a_completion_that_is_not_a_string() {
-    let dir = tempfile::tempdir().unwrap();
-    let samples = dir.path().join("samples.jsonl");
-    write_jsonl(&samples, &[json!({"task_id": "basic/0", "completion": 42})]);
-    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl:1", "`completion`", "must be a string"]);
+    assert_rejected(
+        &evaluate_records(&[json!({"task_id": "basic/0", "completion": 42})], &[]),
+        &["samples.jsonl:1", "`completion`", "must be a string"],
+    );
 }
 
 #[test]
 fn both_a_completion_and_a_solution() {
-    let dir = tempfile::tempdir().unwrap();
-    let samples = dir.path().join("samples.jsonl");
-    write_jsonl(&samples, &[json!({"task_id": "basic/0", "completion": "", "solution": ""})]);
-    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl:1", "both `completion` and `solution`"]);
+    assert_rejected(
+        &evaluate_records(&[json!({"task_id": "basic/0", "completion": "", "solution": ""})], &[]),
+        &["samples.jsonl:1", "both `completion` and `solution`"],
+    );
 }
 
 #[test]
 fn a_task_unknown_to_the_problem_set() {
-    let dir = tempfile::tempdir().unwrap();
-    let samples = dir.path().join("samples.jsonl");
-    write_jsonl(&samples, &[good_sample(), good_sample(), json!({"task_id": "HumanEval/0", "completion": ""})]);
-    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl:3", "\"HumanEval/0\"", "basic"]);
+    assert_rejected(
+        &evaluate_records(&[good_sample(), good_sample(), json!({"task_id": "HumanEval/0", "completion": ""})], &[]),
+        &["samples.jsonl:3", "\"HumanEval/0\"", "basic"],
+    );
 }
 
 #[test]
 fn an_empty_samples_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let samples = dir.path().join("samples.jsonl");
-    std::fs::write(&samples, "\n  \n").unwrap();
-    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl", "contains no samples"]);
+    assert_rejected(&evaluate_text("samples.jsonl", "\n  \n", &[]), &["samples.jsonl", "contains no samples"]);
 }
 
 /// Guards against running (and writing results for) everything before a bad line.
 #[test]
 fn a_bad_line_late_in_a_large_file_stops_everything_before_it_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    let samples = dir.path().join("samples.jsonl");
     let mut records = vec![good_sample(); 499];
     records.push(json!({"task_id": "basic/0", "completion": null}));
-    write_jsonl(&samples, &records);
-    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl:500", "`completion`"]);
+    assert_rejected(&evaluate_records(&records, &[]), &["samples.jsonl:500", "`completion`"]);
 }
 
 #[test]
 fn k_of_zero() {
-    let dir = tempfile::tempdir().unwrap();
-    let samples = dir.path().join("samples.jsonl");
-    write_jsonl(&samples, &[good_sample()]);
-    assert_rejected(&evaluate(dir.path(), &samples, &["--k", "1,0"]), &["--k", "at least 1"]);
+    assert_rejected(&evaluate_records(&[good_sample()], &["--k", "1,0"]), &["--k", "at least 1"]);
 }
 
 #[test]
 fn a_negative_or_zero_or_unreadable_timeout() {
-    let dir = tempfile::tempdir().unwrap();
-    let samples = dir.path().join("samples.jsonl");
-    write_jsonl(&samples, &[good_sample()]);
-    assert_rejected(&evaluate(dir.path(), &samples, &["--timeout=-1"]), &["--timeout", "'-1'", "positive"]);
-    assert_rejected(&evaluate(dir.path(), &samples, &["--timeout", "0"]), &["--timeout", "positive"]);
-    assert_rejected(&evaluate(dir.path(), &samples, &["--timeout", "soon"]), &["--timeout", "\"soon\""]);
+    assert_rejected(&evaluate_records(&[good_sample()], &["--timeout=-1"]), &["--timeout", "'-1'", "positive"]);
+    assert_rejected(&evaluate_records(&[good_sample()], &["--timeout", "0"]), &["--timeout", "positive"]);
+    assert_rejected(&evaluate_records(&[good_sample()], &["--timeout", "soon"]), &["--timeout", "\"soon\""]);
 }
 
 #[test]
 fn zero_jobs() {
-    let dir = tempfile::tempdir().unwrap();
-    let samples = dir.path().join("samples.jsonl");
-    write_jsonl(&samples, &[good_sample()]);
-    assert_rejected(&evaluate(dir.path(), &samples, &["--jobs", "0"]), &["--jobs", "'0'"]);
+    assert_rejected(&evaluate_records(&[good_sample()], &["--jobs", "0"]), &["--jobs", "'0'"]);
 }
 
 #[test]
@@ -243,4 +243,15 @@ fn score_rejects_k_of_zero() {
     let results = dir.path().join("results.jsonl");
     write_jsonl(&results, &[json!({"task_id": "a", "passed": true})]);
     assert_rejected(&finish(passk(["score"]).arg(&results).arg("--k=0")), &["--k", "at least 1"]);
+}
+
+#[test]
+fn results_over_the_samples_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let before = std::fs::read(&samples).unwrap();
+    let finished = finish(passk(["evaluate"]).arg(&samples).args(["--problems", "basic", "--results"]).arg(&samples));
+    assert_rejected(&finished, &["samples.jsonl", "is the samples file"]);
+    assert_eq!(std::fs::read(&samples).unwrap(), before, "the samples file is untouched");
 }

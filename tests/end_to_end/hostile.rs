@@ -43,18 +43,22 @@ struct Run {
 }
 
 fn run(completions: &[String], extra: &[&str]) -> Run {
+    run_with(completions, |command| {
+        command.args(extra);
+    })
+}
+
+/// Runs the completions as samples of basic/0, with `adjust` adding to the command.
+fn run_with(completions: &[String], adjust: impl FnOnce(&mut std::process::Command)) -> Run {
     let dir = tempfile::tempdir().unwrap();
     let samples = dir.path().join("samples.jsonl");
     let records: Vec<Value> = completions.iter().map(|c| json!({"task_id": "basic/0", "completion": c})).collect();
     write_jsonl(&samples, &records);
     let results = dir.path().join("results.jsonl");
-    let finished = finish(
-        passk(["evaluate"])
-            .arg(&samples)
-            .args(["--problems", "basic", "--k", "1", "--results"])
-            .arg(&results)
-            .args(extra),
-    );
+    let mut command = passk(["evaluate"]);
+    command.arg(&samples).args(["--problems", "basic", "--k", "1", "--results"]).arg(&results);
+    adjust(&mut command);
+    let finished = finish(&mut command);
     assert_eq!(finished.code, Some(0), "the run completes: {}", finished.stderr);
     let results = read_jsonl(&results);
     assert_eq!(results.len(), completions.len(), "one result per sample");
@@ -279,22 +283,12 @@ assert sys.stdin.read() == ""
 open("leftover", "w").write("for the next sample to find")
 "#;
     let reveal_directory = "    pass\nimport os\nraise RuntimeError(os.getcwd())\n".to_owned();
-    let dir = tempfile::tempdir().unwrap();
-    let samples = dir.path().join("samples.jsonl");
     let mut completions = vec![format!("{}{checks}", correct_body()); 6];
     completions.push(reveal_directory);
-    let records: Vec<Value> = completions.iter().map(|c| json!({"task_id": "basic/0", "completion": c})).collect();
-    write_jsonl(&samples, &records);
-    let results_path = dir.path().join("results.jsonl");
-    let finished = finish(
-        passk(["evaluate"])
-            .arg(&samples)
-            .args(["--problems", "basic", "--jobs", "2", "--results"])
-            .arg(&results_path)
-            .env("PASSK_TEST_CANARY", "canary-value"),
-    );
-    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
-    let results = read_jsonl(&results_path);
+    let run = run_with(&completions, |command| {
+        command.args(["--jobs", "2"]).env("PASSK_TEST_CANARY", "canary-value");
+    });
+    let results = &run.results;
     for result in &results[..6] {
         assert_eq!(result["passed"], true, "{result}");
     }

@@ -42,6 +42,9 @@ struct Tag {
 
 pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     let started = Instant::now();
+    if same_file(&options.samples, &options.results) {
+        return Err(InputError::ResultsOverSamples { path: options.results.display().to_string() }.into());
+    }
     let problems = Arc::new(ProblemSet::load(&options.problems)?);
     // Every line is checked before anything runs, so a bad line late in a large file
     // costs nothing and never leaves half a results file behind.
@@ -53,6 +56,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
             .expect("reading samples does not panic")?
     };
     let interpreter = Interpreter::resolve(&options.python).await?;
+    tracing::info!(python = %interpreter.executable.display(), version = %interpreter.version, "interpreter resolved");
     let pool = Pool::start(PoolOptions {
         interpreter: interpreter.clone(),
         jobs: options.jobs,
@@ -62,6 +66,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     })
     .await?;
     let signal_filter = pool.signal_filter();
+    tracing::info!(jobs = options.jobs, signal_filter, "workers ready");
     if !signal_filter {
         eprintln!(
             "warning: this kernel refused the seccomp filter that stops candidates from signalling other \
@@ -88,6 +93,16 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         waiting.insert(tag.index, (tag.fields, verdict));
         while let Some((mut fields, verdict)) = waiting.remove(&next) {
             let task_id = fields.get("task_id").and_then(Value::as_str).unwrap_or_default().to_owned();
+            tracing::debug!(
+                sample = next,
+                task_id,
+                status = %verdict.status,
+                duration = verdict.duration,
+                stdout_bytes = verdict.stdout_bytes,
+                stderr_bytes = verdict.stderr_bytes,
+                "{}",
+                verdict.detail
+            );
             tally.add(&task_id, verdict.passed(), Some(verdict.status.as_str()));
             fields.insert("passed".into(), json!(verdict.passed()));
             fields.insert("result".into(), json!(verdict.result));
@@ -125,6 +140,14 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     }
     eprintln!("results: {} ({:.1} s)", results_path.display(), started.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// Whether two paths name one file (false when either does not exist yet).
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 fn count_valid_samples(path: &std::path::Path, problems: &ProblemSet) -> Result<usize, InputError> {

@@ -48,6 +48,8 @@ pub enum InputError {
     Empty { path: String, what: &'static str },
     #[error("{path}: changed while it was being evaluated (line {line})")]
     Changed { path: String, line: usize },
+    #[error("--results {path} is the samples file; results are written beside the samples, not over them")]
+    ResultsOverSamples { path: String },
     #[error("{name:?} is neither a problem file nor a bundled problem set (bundled: {bundled})")]
     UnknownProblemSet { name: String, bundled: String },
 }
