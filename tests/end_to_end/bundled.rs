@@ -1,8 +1,11 @@
 //! The README's first command: a full evaluation of the bundled problem set and its
 //! samples, with nothing downloaded.
 
-use passk_tests::{finish, passk, read_jsonl, repo_root};
-use serde_json::Value;
+use std::io::Write;
+use std::process::Command;
+
+use passk_tests::{finish, passk, passk_binary, read_jsonl, repo_root, write_jsonl};
+use serde_json::{json, Value};
 
 #[test]
 fn the_bundled_samples_get_the_verdicts_they_were_written_for() {
@@ -33,4 +36,104 @@ fn the_bundled_samples_get_the_verdicts_they_were_written_for() {
     }
     summary.as_object_mut().unwrap().remove("per_problem");
     insta::assert_json_snapshot!("bundled-summary", summary);
+}
+
+/// `score` on evaluate's results reproduces evaluate's numbers without running anything.
+#[test]
+fn score_agrees_with_evaluate() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.jsonl");
+    let evaluated = dir.path().join("evaluated.json");
+    let scored = dir.path().join("scored.json");
+    let samples = repo_root().join("problems/basic-samples.jsonl");
+    let finished = finish(
+        passk(["evaluate"])
+            .arg(&samples)
+            .args(["--problems", "basic", "--k", "1,2", "--results"])
+            .arg(&results)
+            .arg("--summary")
+            .arg(&evaluated),
+    );
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let finished = finish(passk(["score"]).arg(&results).args(["--k", "1,2", "--summary"]).arg(&scored));
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let read = |path: &std::path::Path| -> Value { serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap() };
+    let (evaluated, scored) = (read(&evaluated), read(&scored));
+    for key in ["pass@1", "left_out", "problems", "samples", "counts", "per_problem"] {
+        assert_eq!(evaluated[key], scored[key], "{key}");
+    }
+    assert!(evaluated["pass@1"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn gzipped_samples_and_the_default_results_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl.gz");
+    let mut gz =
+        flate2::write::GzEncoder::new(std::fs::File::create(&samples).unwrap(), flate2::Compression::default());
+    let lines = [
+        json!({"task_id": "basic/3", "completion": "    return sum(int(d) for d in str(abs(n)))\n", "model": "m"}),
+        json!({"task_id": "basic/3", "completion": "    return n\n", "model": "m"}),
+    ];
+    for line in &lines {
+        writeln!(gz, "{line}").unwrap();
+    }
+    gz.finish().unwrap();
+    let finished = finish(passk(["evaluate"]).arg(&samples).args(["--problems", "basic", "--k", "1"]));
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let results = read_jsonl(&dir.path().join("samples.jsonl.gz_results.jsonl"));
+    let passed: Vec<&Value> = results.iter().map(|r| &r["passed"]).collect();
+    assert_eq!(passed, [true, false]);
+    assert!(results.iter().all(|r| r["model"] == "m"), "other fields are kept");
+}
+
+#[test]
+fn a_main_guard_does_not_run_as_under_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    let guarded =
+        "    return sum(int(d) for d in str(abs(n)))\n\nif __name__ == \"__main__\":\n    raise SystemExit(1)\n";
+    write_jsonl(&samples, &[json!({"task_id": "basic/3", "completion": guarded})]);
+    let results = dir.path().join("results.jsonl");
+    let finished = finish(passk(["evaluate"]).arg(&samples).args(["--problems", "basic", "--results"]).arg(&results));
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert_eq!(read_jsonl(&results)[0]["passed"], true);
+}
+
+/// The progress bar shows on a terminal, with a rate and an ETA, and not when stderr is
+/// piped (which every other test checks implicitly by reading clean output).
+#[test]
+fn a_progress_bar_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let typescript = dir.path().join("typescript");
+    let results = dir.path().join("results.jsonl");
+    let command = format!(
+        "{} evaluate {} --problems basic --results {}",
+        passk_binary().display(),
+        repo_root().join("problems/basic-samples.jsonl").display(),
+        results.display()
+    );
+    // `script` gives the command a pseudo-terminal and records what it drew.
+    let finished = finish(Command::new("script").args(["--quiet", "--return", "--command", &command]).arg(&typescript));
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let drawn = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
+    assert!(drawn.contains("/60 samples"), "a count out of the total: {drawn}");
+    assert!(drawn.contains("/s") && drawn.contains("ETA"), "a rate and an ETA: {drawn}");
+}
+
+#[test]
+fn verbose_logging_reports_each_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(
+        &samples,
+        &[json!({"task_id": "basic/3", "completion": "    print('hello from the candidate')\n    return n\n"})],
+    );
+    let results = dir.path().join("results.jsonl");
+    let finished =
+        finish(passk(["-vv", "evaluate"]).arg(&samples).args(["--problems", "basic", "--results"]).arg(&results));
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert!(finished.stderr.contains("workers ready"), "{}", finished.stderr);
+    assert!(finished.stderr.contains("status=failed"), "{}", finished.stderr);
+    assert!(finished.stderr.contains("hello from the candidate"), "{}", finished.stderr);
 }

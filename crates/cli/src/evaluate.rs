@@ -18,8 +18,9 @@ use crate::output::LineWriter;
 use crate::report::{Report, Tally};
 use crate::CommandError;
 
-/// Bytes of each output stream kept per candidate; the rest is read and discarded.
-const OUTPUT_CAP: usize = 64 * 1024;
+/// Bytes of each output stream kept per candidate, for the debug log; the rest is read
+/// and discarded.
+const OUTPUT_CAP: usize = 4 * 1024;
 
 #[derive(Debug)]
 pub struct EvaluateOptions {
@@ -100,6 +101,8 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
                 duration = verdict.duration,
                 stdout_bytes = verdict.stdout_bytes,
                 stderr_bytes = verdict.stderr_bytes,
+                stdout = verdict.stdout,
+                stderr = verdict.stderr,
                 "{}",
                 verdict.detail
             );

@@ -204,6 +204,8 @@ impl Worker {
                     duration: 0.0,
                     stdout_bytes: 0,
                     stderr_bytes: 0,
+                    stdout: String::new(),
+                    stderr: String::new(),
                 })
             }
         }

@@ -55,6 +55,11 @@ pub struct Verdict {
     /// Bytes the candidate wrote to its standard output and error.
     pub stdout_bytes: u64,
     pub stderr_bytes: u64,
+    /// The first bytes of each stream, up to the pool's output cap.
+    #[serde(default)]
+    pub stdout: String,
+    #[serde(default)]
+    pub stderr: String,
 }
 
 impl Verdict {
