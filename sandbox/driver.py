@@ -21,6 +21,7 @@ verdict the driver kills the group and then every process still below it.
 """
 
 import ctypes
+import errno
 import json
 import os
 import resource
@@ -148,6 +149,14 @@ def probe_signal_filter():
 # --- running one candidate ----------------------------------------------------------------
 
 RESULT_FD = 3
+# Errors that mean the candidate ran into one of its limits.
+LIMIT_ERRORS = {
+    errno.EFBIG: "file size limit",
+    errno.EMFILE: "open files limit",
+    errno.EAGAIN: "process limit",
+}
+# Signals that the kernel sends when a limit is exceeded.
+LIMIT_SIGNALS = {signal.SIGXCPU: "CPU time limit", signal.SIGXFSZ: "file size limit"}
 READ_CHUNK = 65536
 RECORD_CAP = 65536
 EXIT_SETUP_FAILED = 120
@@ -171,6 +180,9 @@ def _child(request, scratch, pipes, token, use_filter, driver):
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != driver:
             _exit(EXIT_SETUP_FAILED)
+        # Its own /proc/self must be readable to it, as for any program; the filter
+        # still keeps every other process from tracing it.
+        _prctl(_PR_SET_DUMPABLE, 1)
         os.chdir(scratch)
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
@@ -179,9 +191,17 @@ def _child(request, scratch, pipes, token, use_filter, driver):
         os.dup2(res_w, RESULT_FD)
         os.closerange(RESULT_FD + 1, os.sysconf("SC_OPEN_MAX"))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        memory = request.get("memory_bytes")
-        if memory:
-            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        for limit, key, extra in (
+            (resource.RLIMIT_AS, "memory_bytes", 0),
+            (resource.RLIMIT_CPU, "cpu_seconds", 0),
+            (resource.RLIMIT_FSIZE, "file_size_bytes", 0),
+            (resource.RLIMIT_NOFILE, "open_files", 0),
+            # The driver runs as the same user and counts too.
+            (resource.RLIMIT_NPROC, "processes", 1),
+        ):
+            value = request.get(key)
+            if value:
+                resource.setrlimit(limit, (value + extra, value + extra))
         os.environ["HOME"] = scratch
         os.environ["TMPDIR"] = scratch
         sys.argv = [""]
@@ -215,6 +235,12 @@ def _child(request, scratch, pipes, token, use_filter, driver):
         exec(code, {})
     except MemoryError as exc:
         report("out-of-memory", "MemoryError", f"failed: {_describe(exc)[1]}")
+    except OSError as exc:
+        name, text = _describe(exc)
+        limit = LIMIT_ERRORS.get(exc.errno)
+        if limit:
+            report("limit", f"{limit} ({name}: {text})", f"failed: {text}")
+        report("failed", f"{name}: {text}", f"failed: {text}")
     except SystemExit as exc:
         name, text = _describe(exc)
         report("error", f"exited before its tests finished ({name}: {text})", f"failed: {text}")
@@ -295,6 +321,12 @@ def _descendants():
 
 def kill_everything_below():
     """Kills and reaps every descendant; returns once none is left."""
+    if os.getpid() == 1:
+        # The init of a pid namespace kills everything else in it at once.
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
@@ -313,15 +345,23 @@ def kill_everything_below():
             return
 
 
-def _remove_tree(path):
-    # A candidate may have taken away its own permissions on what it made.
-    for root, dirs, _ in os.walk(path):
+def _empty(directory):
+    """Removes everything in `directory`, whatever a candidate did to its permissions."""
+    for root, dirs, _ in os.walk(directory):
         for d in dirs:
             try:
                 os.chmod(os.path.join(root, d), 0o700, follow_symlinks=False)
             except OSError:
                 pass
-    shutil.rmtree(path, ignore_errors=True)
+    for entry in os.listdir(directory):
+        path = os.path.join(directory, entry)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
 
 
 def _signal_name(number):
@@ -403,7 +443,8 @@ def run(request, scratch_root, harness_fd, sequence, use_filter):
             else:
                 streams[fd].feed(data)
         os.close(fd)
-    _remove_tree(scratch)
+    # Candidates may write anywhere in the scratch root (at level full, all of /tmp).
+    _empty(scratch_root)
     if harness_gone:
         return None
     if scanner.record is not None:
@@ -411,8 +452,12 @@ def run(request, scratch_root, harness_fd, sequence, use_filter):
     elif timed_out:
         verdict = {"status": "timeout", "detail": f"still running after {timeout:g} s", "result": "timed out"}
     elif os.WIFSIGNALED(exit_status):
-        name = _signal_name(os.WTERMSIG(exit_status))
-        verdict = {"status": "killed", "detail": f"killed by {name}", "result": f"failed: killed by {name}"}
+        number = os.WTERMSIG(exit_status)
+        name = _signal_name(number)
+        status, detail = "killed", f"killed by {name}"
+        if number in LIMIT_SIGNALS:
+            status, detail = "limit", f"{LIMIT_SIGNALS[number]} (killed by {name})"
+        verdict = {"status": status, "detail": detail, "result": f"failed: killed by {name}"}
     else:
         code = os.WEXITSTATUS(exit_status)
         detail = f"exited with status {code} before its tests finished"
@@ -437,6 +482,7 @@ def _send(fd, message):
 
 def main():
     scratch_root = sys.argv[1]
+    filter_wanted = "--no-filter" not in sys.argv[2:]
     try:
         os.close(os.pidfd_open(os.getpid()))
     except (AttributeError, OSError) as exc:
@@ -456,7 +502,7 @@ def main():
         os._exit(128 + signum)
 
     signal.signal(signal.SIGTERM, stop)
-    use_filter = probe_signal_filter()
+    use_filter = filter_wanted and probe_signal_filter()
     _send(responses_fd, {"ready": True, "signal_filter": use_filter, "python": sys.version.split()[0]})
     requests = os.fdopen(requests_fd, "rb")
     sequence = 0

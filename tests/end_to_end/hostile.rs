@@ -2,8 +2,6 @@
 //! attack it. Each case asserts the verdict, that nothing was left behind, and that the
 //! harness finished its run.
 
-use std::path::PathBuf;
-
 use passk_tests::{
     finish, finish_measuring_memory, passk, processes_marked, read_jsonl, repo_root, unique_marker, write_jsonl,
 };
@@ -233,42 +231,50 @@ fn endless_output_is_stopped_at_the_limit_and_the_harness_stays_small() {
     assert!(peak_kib < 200 * 1024, "peak memory of the harness and its workers: {peak_kib} KiB");
 }
 
-/// Passes only if every attempt to signal a process outside its own tree was refused.
+/// Passes only if every attempt to signal a process outside its own tree failed.
+/// `VICTIM` is the pid of a host process the test started.
 const SIGNALLER: &str = r#"import os, signal, subprocess
-harness = os.getppid()
-with open("/proc/%d/stat" % harness) as stat:
-    passk = int(stat.read().rsplit(")", 1)[1].split()[1])
-refused = 0
+victim = VICTIM
 attempts = [
-    lambda: os.kill(harness, signal.SIGKILL),
-    lambda: os.kill(passk, signal.SIGKILL),
-    lambda: os.kill(passk, signal.SIGTERM),
-    lambda: os.killpg(os.getpgid(harness), signal.SIGKILL),
-    lambda: os.killpg(os.getpgid(passk), signal.SIGKILL),
-    lambda: os.kill(passk, signal.SIGINT),
+    lambda: os.kill(os.getppid(), signal.SIGKILL),
+    lambda: os.kill(victim, signal.SIGKILL),
+    lambda: os.kill(victim, signal.SIGTERM),
+    lambda: os.killpg(victim, signal.SIGKILL),
 ]
+failed = 0
 for attempt in attempts:
     try:
         attempt()
-    except PermissionError:
-        refused += 1
-assert refused == len(attempts), refused
-# Only with the filter proven in force is kill(-1) tried: unfiltered, it would reach
-# every process of this user.
+    except (PermissionError, ProcessLookupError):
+        failed += 1
+assert failed == len(attempts), failed
+# kill(-1) is tried only with the filter proven in force: unfiltered and outside a pid
+# namespace, it would reach every process of this user.
 try:
-    os.kill(-1, signal.SIGKILL)
+    os.kill(os.getppid(), 0)
 except PermissionError:
-    refused += 1
-assert refused == len(attempts) + 1
-assert subprocess.run(["kill", "-9", str(passk)], stderr=subprocess.DEVNULL).returncode != 0
+    try:
+        os.kill(-1, signal.SIGKILL)
+        raise AssertionError("kill(-1) was allowed")
+    except PermissionError:
+        pass
+else:
+    raise AssertionError("the signal filter is not in force")
+assert subprocess.run(["kill", "-9", str(victim)], stderr=subprocess.DEVNULL).returncode != 0
 "#;
 
 #[test]
-fn a_candidate_cannot_signal_the_harness() {
-    let completions = [format!("{}{SIGNALLER}", correct_body()), correct_body()];
+fn a_candidate_cannot_signal_the_harness_or_any_host_process() {
+    let mut victim = std::process::Command::new("sleep").arg("3600").spawn().unwrap();
+    let signaller = SIGNALLER.replace("VICTIM", &victim.id().to_string());
+    let completions = [format!("{}{signaller}", correct_body()), correct_body()];
     let run = run(&completions, &["--timeout", "20"]);
-    assert_eq!(run.results[0]["passed"], true, "every signal was refused: {}", run.results[0]);
+    let victim_alive = victim.try_wait().unwrap().is_none();
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    assert_eq!(run.results[0]["passed"], true, "every signal failed: {}", run.results[0]);
     assert_eq!(run.results[1]["passed"], true, "and the harness carried on");
+    assert!(victim_alive, "the host process survived");
 }
 
 #[test]
@@ -281,20 +287,18 @@ assert os.environ["HOME"] == os.environ["TMPDIR"] == os.getcwd()
 assert os.listdir(".") == [], os.listdir(".")
 assert sys.stdin.read() == ""
 open("leftover", "w").write("for the next sample to find")
+open("/tmp/leftover-in-tmp", "w").write("for the next sample to find")
 "#;
-    let reveal_directory = "    pass\nimport os\nraise RuntimeError(os.getcwd())\n".to_owned();
-    let mut completions = vec![format!("{}{checks}", correct_body()); 6];
-    completions.push(reveal_directory);
+    let harness_tmp = tempfile::tempdir().unwrap();
+    let completions = vec![format!("{}{checks}", correct_body()); 6];
     let run = run_with(&completions, |command| {
-        command.args(["--jobs", "2"]).env("PASSK_TEST_CANARY", "canary-value");
+        command.args(["--jobs", "2"]).env("PASSK_TEST_CANARY", "canary-value").env("TMPDIR", harness_tmp.path());
     });
-    let results = &run.results;
-    for result in &results[..6] {
+    for result in &run.results {
         assert_eq!(result["passed"], true, "{result}");
     }
-    let revealed = results[6]["result"].as_str().unwrap().trim_start_matches("failed: ");
-    assert!(revealed.starts_with('/'), "{revealed}");
-    assert!(!PathBuf::from(revealed).exists(), "the scratch directory {revealed} is removed");
+    let left: Vec<_> = std::fs::read_dir(harness_tmp.path()).unwrap().collect();
+    assert!(left.is_empty(), "passk's working directories are removed: {left:?}");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use passk_runner::{Interpreter, Job, Pool, PoolOptions, Program, Verdict};
+use passk_runner::{Interpreter, Isolation, Job, Level, Limits, Pool, PoolOptions, Program, SandboxMode, Verdict};
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 
@@ -29,7 +29,8 @@ pub struct EvaluateOptions {
     pub ks: Vec<u64>,
     pub jobs: usize,
     pub timeout: Duration,
-    pub memory_bytes: Option<u64>,
+    pub sandbox: SandboxMode,
+    pub limits: Limits,
     pub python: OsString,
     pub results: PathBuf,
     pub summary: Option<PathBuf>,
@@ -58,22 +59,21 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     };
     let interpreter = Interpreter::resolve(&options.python).await?;
     tracing::info!(python = %interpreter.executable.display(), version = %interpreter.version, "interpreter resolved");
+    let helper = std::env::current_exe().map_err(CommandError::OwnExecutable)?;
     let pool = Pool::start(PoolOptions {
         interpreter: interpreter.clone(),
         jobs: options.jobs,
         timeout: options.timeout,
-        memory_bytes: options.memory_bytes,
+        limits: options.limits,
+        sandbox: options.sandbox,
+        helper,
         output_cap: OUTPUT_CAP,
     })
     .await?;
+    let isolation = pool.isolation().clone();
     let signal_filter = pool.signal_filter();
-    tracing::info!(jobs = options.jobs, signal_filter, "workers ready");
-    if !signal_filter {
-        eprintln!(
-            "warning: this kernel refused the seccomp filter that stops candidates from signalling other \
-             processes; candidates can signal any process of this user"
-        );
-    }
+    tracing::info!(jobs = options.jobs, sandbox = %isolation.level, signal_filter, "workers ready");
+    warn_about_isolation(&isolation, signal_filter);
     let mut results = LineWriter::create(&options.results)
         .map_err(|source| CommandError::Write { path: options.results.display().to_string(), source })?;
 
@@ -132,7 +132,11 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     let report = Report {
         tally: &tally,
         scores: &scores,
-        settings: settings(&options, &problems, &interpreter, signal_filter, &results_path),
+        settings: settings(&options, &problems, &interpreter, &isolation, signal_filter, &results_path),
+        footer: vec![
+            ("sandbox".into(), isolation.level.to_string()),
+            ("limits".into(), describe_limits(options.timeout, &options.limits)),
+        ],
     };
     for warning in report.warnings() {
         eprintln!("warning: {warning}");
@@ -203,10 +207,56 @@ fn progress_bar(total: u64) -> ProgressBar {
     bar
 }
 
+/// One warning naming what is missing and what would enable it; louder for `none`.
+fn warn_about_isolation(isolation: &Isolation, signal_filter: bool) {
+    match isolation.level {
+        Level::Full => {}
+        Level::None => eprintln!(
+            "warning: --sandbox none: candidates run unisolated, as passk's own user, with this machine's \
+             files and network open to them; use it only for code you trust"
+        ),
+        level => {
+            let reason = isolation.refused.first().map_or("", |(_, reason)| reason.as_str());
+            let exposed = if level == Level::Uid {
+                "candidates run as unprivileged users of their own but can read world-readable files and reach \
+                 the network"
+            } else {
+                "candidates run as passk's own user, can read and write its files and reach the network, and a \
+                 fork bomb is not contained"
+            };
+            eprintln!(
+                "warning: sandbox degraded to `{level}`: full isolation is unavailable ({reason}); {exposed}; {}",
+                Isolation::advice()
+            );
+        }
+    }
+    if !signal_filter && isolation.level != Level::None {
+        eprintln!(
+            "warning: this kernel refused the seccomp filter that stops candidates from signalling other \
+             processes"
+        );
+    }
+}
+
+fn describe_limits(timeout: Duration, limits: &Limits) -> String {
+    let memory =
+        if limits.memory_mib == 0 { "no memory limit".to_owned() } else { format!("{} MiB memory", limits.memory_mib) };
+    format!(
+        "{} s, {memory}, {} processes, {} CPU s, {} MiB files, {} open files, {} MiB /tmp",
+        timeout.as_secs_f64(),
+        limits.processes,
+        limits.cpu_seconds,
+        limits.file_size_mib,
+        limits.open_files,
+        limits.tmp_mib
+    )
+}
+
 fn settings(
     options: &EvaluateOptions,
     problems: &ProblemSet,
     interpreter: &Interpreter,
+    isolation: &Isolation,
     signal_filter: bool,
     results: &std::path::Path,
 ) -> Map<String, Value> {
@@ -218,9 +268,13 @@ fn settings(
     settings.insert("k".into(), json!(options.ks));
     settings.insert("jobs".into(), json!(options.jobs));
     settings.insert("timeout".into(), json!(options.timeout.as_secs_f64()));
-    settings.insert("memory_bytes".into(), json!(options.memory_bytes));
+    settings.insert("limits".into(), json!(options.limits));
     settings.insert("python".into(), json!(interpreter.executable.display().to_string()));
     settings.insert("python_version".into(), json!(interpreter.version));
+    settings.insert("sandbox".into(), json!(isolation.level));
+    let refused: Map<String, Value> =
+        isolation.refused.iter().map(|(level, reason)| (level.to_string(), json!(reason))).collect();
+    settings.insert("sandbox_refused".into(), Value::Object(refused));
     settings.insert("signal_filter".into(), json!(signal_filter));
     settings
 }

@@ -19,6 +19,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use passk_runner::{Limits, SandboxMode};
 use thiserror::Error;
 
 use crate::input::InputError;
@@ -48,6 +49,16 @@ enum Command {
     Evaluate(EvaluateArgs),
     /// Compute pass@k from an existing results file, executing nothing.
     Score(ScoreArgs),
+    /// Internal: set up a worker's sandbox and execute its interpreter.
+    #[command(name = "__sandbox-exec", hide = true)]
+    SandboxExec { policy: String },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum SandboxArg {
+    Auto,
+    Strict,
+    None,
 }
 
 #[derive(Debug, clap::Args)]
@@ -66,9 +77,29 @@ struct EvaluateArgs {
     /// Wall-clock seconds each sample may run.
     #[arg(long, default_value = "3", value_parser = parse_seconds)]
     timeout: Duration,
+    /// How strongly to isolate candidates: `auto` uses the strongest isolation this host
+    /// allows and warns if it is not full; `strict` refuses to run without full isolation;
+    /// `none` runs candidates unisolated, for trusted code only.
+    #[arg(long, value_enum, default_value = "auto")]
+    sandbox: SandboxArg,
     /// Address space each candidate may use, in MiB (0 for no limit).
-    #[arg(long, value_name = "MIB", default_value = "4096")]
+    #[arg(long, value_name = "MIB", default_value_t = Limits::default().memory_mib)]
     memory_limit: u64,
+    /// Processes and threads a candidate may run at once.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().processes, value_parser = clap::value_parser!(u64).range(1..))]
+    max_processes: u64,
+    /// CPU seconds each process of a candidate may use.
+    #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().cpu_seconds, value_parser = clap::value_parser!(u64).range(1..))]
+    cpu_limit: u64,
+    /// Largest file a candidate may write, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = Limits::default().file_size_mib, value_parser = clap::value_parser!(u64).range(1..))]
+    file_size_limit: u64,
+    /// Descriptors a candidate may hold open.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().open_files, value_parser = clap::value_parser!(u64).range(16..))]
+    open_files: u64,
+    /// Size of each worker slot's private /tmp, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = Limits::default().tmp_mib, value_parser = clap::value_parser!(u64).range(1..))]
+    tmp_size: u64,
     /// The Python interpreter, resolved once to its real executable.
     #[arg(long, default_value = "python3")]
     python: OsString,
@@ -123,6 +154,8 @@ pub enum CommandError {
     Interpreter(#[from] passk_runner::InterpreterError),
     #[error("cannot run candidates")]
     Pool(#[from] passk_runner::PoolError),
+    #[error("cannot find passk's own executable, which sets up the sandbox")]
+    OwnExecutable(#[source] std::io::Error),
     #[error("cannot score")]
     Score(#[from] passk_scorer::SummaryError),
 }
@@ -161,6 +194,7 @@ fn init_logging(verbose: u8) {
 
 fn run(command: Command) -> Result<(), CommandError> {
     match command {
+        Command::SandboxExec { policy } => passk_runner::sandbox::run_helper(&policy),
         Command::Score(args) => {
             score::score(score::ScoreOptions { results: args.results, ks: args.k, summary: args.summary })
         }
@@ -183,7 +217,19 @@ fn run(command: Command) -> Result<(), CommandError> {
                 ks: args.k,
                 jobs,
                 timeout: args.timeout,
-                memory_bytes: (args.memory_limit > 0).then(|| args.memory_limit.saturating_mul(1 << 20)),
+                sandbox: match args.sandbox {
+                    SandboxArg::Auto => SandboxMode::Auto,
+                    SandboxArg::Strict => SandboxMode::Strict,
+                    SandboxArg::None => SandboxMode::None,
+                },
+                limits: Limits {
+                    memory_mib: args.memory_limit,
+                    processes: args.max_processes,
+                    cpu_seconds: args.cpu_limit,
+                    file_size_mib: args.file_size_limit,
+                    open_files: args.open_files,
+                    tmp_mib: args.tmp_size,
+                },
                 python: args.python,
                 results,
                 summary: args.summary,
@@ -199,6 +245,10 @@ fn run(command: Command) -> Result<(), CommandError> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The sandbox helper must stay single-threaded and quiet: it only sets up and execs.
+    if let Command::SandboxExec { policy } = &cli.command {
+        passk_runner::sandbox::run_helper(policy);
+    }
     init_logging(cli.verbose);
     match run(cli.command) {
         Ok(()) => ExitCode::from(EXIT_SUCCESS),

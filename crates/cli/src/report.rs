@@ -57,6 +57,8 @@ pub struct Report<'a> {
     pub scores: &'a [Summary],
     /// Every setting the numbers depend on, recorded in the JSON summary.
     pub settings: Map<String, Value>,
+    /// Rows the table ends with: the conditions the numbers were measured under.
+    pub footer: Vec<(String, String)>,
 }
 
 impl Report<'_> {
@@ -83,6 +85,9 @@ impl Report<'_> {
                 Summary::Estimated { k, mean, .. } => writeln!(out, "  {:<14}{mean:>8.4}", format!("pass@{k}"))?,
                 Summary::LeftOut { k, .. } => writeln!(out, "  {:<14}{:>8}", format!("pass@{k}"), "n/a")?,
             }
+        }
+        for (name, value) in &self.footer {
+            writeln!(out, "  {name:<14}{value}")?;
         }
         Ok(())
     }

@@ -1,16 +1,15 @@
 //! One warm interpreter: the harness's end of the driver protocol.
 
-use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{ChildStdin, ChildStdout, Command};
+use tokio::process::{ChildStdin, ChildStdout};
 
-use crate::interpreter::Interpreter;
 use crate::process::GroupLeader;
+use crate::sandbox::{HelperPolicy, Level, Limits as SandboxLimits, SandboxContext};
 use crate::verdict::Verdict;
 
 /// How long a driver may take to start and report ready.
@@ -22,7 +21,7 @@ const ANSWER_MARGIN: Duration = Duration::from_secs(10);
 const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// The variables a driver and its candidates see; nothing of the harness's environment.
-const ENVIRONMENT: [(&str, &str); 4] =
+pub(crate) const ENVIRONMENT: [(&str, &str); 4] =
     [("PATH", "/usr/local/bin:/usr/bin:/bin"), ("LANG", "C.UTF-8"), ("LC_ALL", "C.UTF-8"), ("OMP_NUM_THREADS", "1")];
 
 #[derive(Debug, Error)]
@@ -65,7 +64,8 @@ pub(crate) struct Ready {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
     pub(crate) timeout: Duration,
-    pub(crate) memory_bytes: Option<u64>,
+    pub(crate) sandbox: SandboxLimits,
+    pub(crate) level: Level,
     pub(crate) output_cap: usize,
 }
 
@@ -73,8 +73,14 @@ pub(crate) struct Limits {
 struct Request<'a> {
     program: &'a str,
     timeout: f64,
-    memory_bytes: Option<u64>,
     output_cap: usize,
+    memory_bytes: Option<u64>,
+    /// Only where the count is the slot's own (a user per slot, or a user namespace):
+    /// at lower levels it would count every process of passk's user.
+    processes: Option<u64>,
+    cpu_seconds: u64,
+    file_size_bytes: u64,
+    open_files: u64,
 }
 
 #[derive(Debug)]
@@ -87,22 +93,12 @@ pub(crate) struct Driver {
 
 impl Driver {
     pub(crate) async fn start(
-        interpreter: &Interpreter,
-        script: &Path,
-        scratch: &Path,
+        context: &SandboxContext,
+        policy: &HelperPolicy,
         slot: usize,
     ) -> Result<(Driver, Ready), DriverError> {
-        let mut command = Command::new(&interpreter.executable);
-        command
-            .arg("-I")
-            .arg(script)
-            .arg(scratch)
-            .current_dir(scratch)
-            .env_clear()
-            .envs(ENVIRONMENT)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        let mut command = context.command(policy);
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut leader = GroupLeader::spawn(&mut command).map_err(DriverError::Spawn)?;
         let child = leader.child_mut();
         let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -156,11 +152,16 @@ impl Driver {
 
     /// Runs one candidate program and returns its verdict.
     pub(crate) async fn run(&mut self, program: &str, limits: Limits) -> Result<Verdict, DriverError> {
+        let sandbox = limits.sandbox;
         let request = Request {
             program,
             timeout: limits.timeout.as_secs_f64(),
-            memory_bytes: limits.memory_bytes,
             output_cap: limits.output_cap,
+            memory_bytes: (sandbox.memory_mib > 0).then(|| sandbox.memory_mib << 20),
+            processes: matches!(limits.level, Level::Full | Level::Uid).then_some(sandbox.processes),
+            cpu_seconds: sandbox.cpu_seconds,
+            file_size_bytes: sandbox.file_size_mib << 20,
+            open_files: sandbox.open_files,
         };
         let mut message = serde_json::to_vec(&request).expect("a request always serializes");
         message.push(b'\n');

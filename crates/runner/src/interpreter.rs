@@ -11,6 +11,9 @@ use tokio::process::Command;
 pub struct Interpreter {
     pub executable: PathBuf,
     pub version: String,
+    /// Where its installation lives: prefixes, site-packages and the executable's
+    /// directory, which a sandbox must make visible.
+    pub paths: Vec<PathBuf>,
 }
 
 #[derive(Debug, Error)]
@@ -27,8 +30,11 @@ pub enum InterpreterError {
     TooOld { executable: String, version: String },
 }
 
-const REPORT: &str = "import sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3]); \
-                      print(int(sys.version_info >= (3, 9)))";
+const REPORT: &str = "import os, site, sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3]); \
+                      print(int(sys.version_info >= (3, 9))); \
+                      print(os.pathsep.join(sorted({sys.prefix, sys.exec_prefix, sys.base_prefix, \
+                      sys.base_exec_prefix, os.path.dirname(os.path.realpath(sys.executable)), \
+                      *site.getsitepackages()})))";
 
 impl Interpreter {
     pub async fn resolve(name: &OsStr) -> Result<Interpreter, InterpreterError> {
@@ -48,12 +54,16 @@ impl Interpreter {
         }
         let stdout = String::from_utf8_lossy(&output.stdout);
         let lines: Vec<&str> = stdout.lines().collect();
-        let [executable, version, recent_enough] = lines[..] else {
+        let [executable, version, recent_enough, paths] = lines[..] else {
             return Err(report_error());
         };
         if recent_enough != "1" {
             return Err(InterpreterError::TooOld { executable: executable.to_owned(), version: version.to_owned() });
         }
-        Ok(Interpreter { executable: PathBuf::from(OsString::from(executable)), version: version.to_owned() })
+        Ok(Interpreter {
+            executable: PathBuf::from(OsString::from(executable)),
+            version: version.to_owned(),
+            paths: paths.split(':').filter(|p| p.starts_with('/')).map(PathBuf::from).collect(),
+        })
     }
 }

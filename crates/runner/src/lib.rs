@@ -20,10 +20,12 @@ mod interpreter;
 mod pool;
 mod process;
 mod program;
+pub mod sandbox;
 mod verdict;
 
 pub use interpreter::{Interpreter, InterpreterError};
 pub use pool::{Job, Pool, PoolError, PoolOptions};
 pub use process::protect_this_process;
 pub use program::{Candidate, Program};
+pub use sandbox::{Isolation, Level, Limits, SandboxMode};
 pub use verdict::{Status, Verdict};

@@ -1,6 +1,6 @@
 //! Worker slots, each with a warm driver, fed from one queue.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -8,9 +8,10 @@ use thiserror::Error;
 use tokio::sync::{mpsc, Mutex};
 use tokio::task::JoinSet;
 
-use crate::driver::{Driver, DriverError, Limits};
+use crate::driver::{Driver, DriverError, Limits as DriverLimits, Ready, ENVIRONMENT};
 use crate::interpreter::Interpreter;
 use crate::program::Program;
+use crate::sandbox::{Isolation, Level, Limits, SandboxContext, SandboxError, SandboxMode};
 use crate::verdict::{Status, Verdict};
 
 /// The interpreter-side driver, shipped inside the binary so that a lone `passk`
@@ -24,8 +25,12 @@ pub struct PoolOptions {
     pub jobs: usize,
     /// Wall-clock limit per candidate.
     pub timeout: Duration,
-    /// Address-space limit per candidate.
-    pub memory_bytes: Option<u64>,
+    /// The sandbox's limits per candidate.
+    pub limits: Limits,
+    /// How strongly to isolate candidates.
+    pub sandbox: SandboxMode,
+    /// The executable that runs `__sandbox-exec` (the passk binary).
+    pub helper: PathBuf,
     /// Bytes of each output stream a driver keeps; the rest is read and counted.
     pub output_cap: usize,
 }
@@ -49,6 +54,8 @@ pub enum PoolError {
     },
     #[error("the results receiver went away")]
     ResultsClosed,
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
 }
 
 /// Warm drivers, one per worker slot, ready to run candidates.
@@ -56,39 +63,46 @@ pub enum PoolError {
 pub struct Pool {
     options: PoolOptions,
     drivers: Vec<Driver>,
+    isolation: Isolation,
     signal_filter: bool,
-    // Holds the driver script and the slots' scratch directories; removed on drop.
+    context: Arc<SandboxContext>,
+    // Holds the driver script and the slots' directories; removed on drop.
     workdir: tempfile::TempDir,
 }
 
 impl Pool {
-    /// Starts one driver per slot and waits until every one is ready.
+    /// Finds the strongest isolation the options allow, starts one driver per slot in
+    /// it, and waits until every one is ready.
     pub async fn start(options: PoolOptions) -> Result<Pool, PoolError> {
         let workdir = tempfile::Builder::new().prefix("passk-").tempdir().map_err(PoolError::Workdir)?;
-        std::fs::write(workdir.path().join("driver.py"), DRIVER_SOURCE).map_err(PoolError::Workdir)?;
-        for slot in 0..options.jobs {
-            std::fs::create_dir(slot_scratch(workdir.path(), slot)).map_err(PoolError::Workdir)?;
-        }
+        let driver = workdir.path().join("driver.py");
+        std::fs::write(&driver, DRIVER_SOURCE).map_err(PoolError::Workdir)?;
+        let context = Arc::new(SandboxContext {
+            helper: options.helper.clone(),
+            interpreter: options.interpreter.executable.clone(),
+            interpreter_paths: options.interpreter.paths.clone(),
+            driver,
+            workdir: workdir.path().to_path_buf(),
+            limits: options.limits,
+            environment: ENVIRONMENT.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
+        });
+        let isolation = context.choose(options.sandbox).await?;
         let mut starting = JoinSet::new();
         for slot in 0..options.jobs {
-            let interpreter = options.interpreter.clone();
-            let root = workdir.path().to_path_buf();
-            starting.spawn(async move {
-                let started = start_driver(&interpreter, &root, slot).await;
-                (slot, started)
-            });
+            let context = context.clone();
+            let level = isolation.level;
+            starting.spawn(async move { start_driver(&context, level, slot).await });
         }
         let mut drivers = Vec::with_capacity(options.jobs);
         let mut signal_filter = true;
         let mut failure = None;
         while let Some(joined) = starting.join_next().await {
-            let (slot, started) = joined.expect("starting a driver does not panic");
-            match started {
+            match joined.expect("starting a driver does not panic") {
                 Ok((driver, ready)) => {
                     signal_filter &= ready.signal_filter;
                     drivers.push(driver);
                 }
-                Err(source) => failure = Some(PoolError::Start { slot, source }),
+                Err(error) => failure = Some(error),
             }
         }
         if let Some(error) = failure {
@@ -97,7 +111,12 @@ impl Pool {
             }
             return Err(error);
         }
-        Ok(Pool { options, drivers, signal_filter, workdir })
+        Ok(Pool { options, drivers, isolation, signal_filter, context, workdir })
+    }
+
+    /// The isolation candidates run under.
+    pub fn isolation(&self) -> &Isolation {
+        &self.isolation
     }
 
     /// Whether candidates are barred from signalling or tracing other processes.
@@ -112,19 +131,18 @@ impl Pool {
         jobs: mpsc::Receiver<Job<T>>,
         results: mpsc::Sender<(T, Verdict)>,
     ) -> Result<(), PoolError> {
-        let Pool { options, drivers, workdir, .. } = self;
+        let Pool { options, drivers, workdir, context, isolation, .. } = self;
         let jobs = Arc::new(Mutex::new(jobs));
-        let limits =
-            Limits { timeout: options.timeout, memory_bytes: options.memory_bytes, output_cap: options.output_cap };
+        let limits = DriverLimits {
+            timeout: options.timeout,
+            sandbox: options.limits,
+            level: isolation.level,
+            output_cap: options.output_cap,
+        };
         let mut workers = JoinSet::new();
         for (slot, driver) in drivers.into_iter().enumerate() {
-            let worker = Worker {
-                slot,
-                driver: Some(driver),
-                interpreter: options.interpreter.clone(),
-                root: workdir.path().to_path_buf(),
-                limits,
-            };
+            let worker =
+                Worker { slot, driver: Some(driver), context: context.clone(), level: isolation.level, limits };
             workers.spawn(worker.serve(jobs.clone(), results.clone()));
         }
         let mut outcome = Ok(());
@@ -143,24 +161,18 @@ impl Pool {
     }
 }
 
-fn slot_scratch(root: &Path, slot: usize) -> PathBuf {
-    root.join(format!("slot-{slot}"))
-}
-
-async fn start_driver(
-    interpreter: &Interpreter,
-    root: &Path,
-    slot: usize,
-) -> Result<(Driver, crate::driver::Ready), DriverError> {
-    Driver::start(interpreter, &root.join("driver.py"), &slot_scratch(root, slot), slot).await
+async fn start_driver(context: &SandboxContext, level: Level, slot: usize) -> Result<(Driver, Ready), PoolError> {
+    let policy = context.policy(level, slot, false);
+    context.prepare_slot(&policy, slot).map_err(PoolError::Workdir)?;
+    Driver::start(context, &policy, slot).await.map_err(|source| PoolError::Start { slot, source })
 }
 
 struct Worker {
     slot: usize,
     driver: Option<Driver>,
-    interpreter: Interpreter,
-    root: PathBuf,
-    limits: Limits,
+    context: Arc<SandboxContext>,
+    level: Level,
+    limits: DriverLimits,
 }
 
 impl Worker {
@@ -185,9 +197,7 @@ impl Worker {
         let driver = match self.driver.as_mut() {
             Some(driver) => driver,
             None => {
-                let (driver, _) = start_driver(&self.interpreter, &self.root, self.slot)
-                    .await
-                    .map_err(|source| PoolError::Start { slot: self.slot, source })?;
+                let (driver, _) = start_driver(&self.context, self.level, self.slot).await?;
                 self.driver.insert(driver)
             }
         };

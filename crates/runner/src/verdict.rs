@@ -17,12 +17,13 @@ pub enum Status {
     OutOfMemory,
     /// The program was killed by a signal (a crash, or a signal it sent itself).
     Killed,
+    /// The program ran into one of its limits: CPU time, file size, processes or open
+    /// files.
+    #[serde(rename = "limit")]
+    LimitExceeded,
 }
 
 impl Status {
-    pub const ALL: [Status; 6] =
-        [Status::Passed, Status::Failed, Status::Error, Status::Timeout, Status::OutOfMemory, Status::Killed];
-
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Passed => "passed",
@@ -31,6 +32,7 @@ impl Status {
             Status::Timeout => "timeout",
             Status::OutOfMemory => "out-of-memory",
             Status::Killed => "killed",
+            Status::LimitExceeded => "limit",
         }
     }
 }

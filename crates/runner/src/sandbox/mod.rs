@@ -1,0 +1,308 @@
+//! The sandbox each worker slot's driver runs in.
+//!
+//! Candidates are untrusted: they may be buggy, hostile, or trained to game their
+//! reward. At level `full` each slot's driver, and so every candidate it forks, sees
+//! read-only views of only what the interpreter needs, a private size-limited /tmp, no
+//! network at all (a new network namespace has only a loopback that is down), and a
+//! pid namespace whose init is the driver, so no candidate can see or signal a process
+//! outside it and none outlives it. All of this is built from kernel primitives by a
+//! helper (`passk __sandbox-exec`) that the harness starts for each slot: a fresh,
+//! single-threaded process that isolates itself and then executes the interpreter, so no
+//! set-up runs after a fork in the harness's multi-threaded runtime.
+//!
+//! Hosts differ in what they allow: containers usually refuse namespaces, and root
+//! needs no user namespace but must shed its privileges. So the level is found by
+//! trying the real operations once, strongest first, and whatever is missing is
+//! reported with what would enable it.
+
+mod policy;
+mod setup;
+mod syscall;
+
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use nix::errno::Errno;
+use nix::sys::wait::{waitpid, WaitStatus};
+use nix::unistd::{ForkResult, Gid, Uid};
+use thiserror::Error;
+
+pub use policy::{HelperPolicy, Level, Limits, Mounts, SandboxMode};
+use syscall::LinuxSyscall;
+
+/// The helper's exit status when the sandbox could not be set up; it says why on stderr.
+pub const EXIT_SETUP_FAILED: i32 = 125;
+/// The helper's exit status when the interpreter could not be executed.
+pub const EXIT_EXEC_FAILED: i32 = 126;
+
+/// When passk runs as root, worker slot N runs as this user and group plus N: ids no
+/// account uses, so that candidates own nothing and cannot signal anything outside.
+pub const SLOT_ID_BASE: u32 = 3_000_000_000;
+
+#[derive(Debug, Error)]
+enum HelperError {
+    #[error("unreadable sandbox policy")]
+    Policy(#[source] serde_json::Error),
+    #[error("cannot read the driver {path}")]
+    Driver {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Setup(#[from] setup::SetupError),
+    #[error("cannot fork into the new pid namespace")]
+    Fork(#[source] Errno),
+    #[error("cannot execute {program}")]
+    Exec {
+        program: String,
+        #[source]
+        source: Errno,
+    },
+}
+
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        message.push_str(": ");
+        message.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    message
+}
+
+/// The `passk __sandbox-exec` helper: sets up the sandbox described by `policy_json`
+/// and executes the interpreter in it. Must be called before any other thread exists.
+pub fn run_helper(policy_json: &str) -> ! {
+    let Err(error) = helper(policy_json);
+    eprintln!("passk sandbox: {}", chain(&error));
+    let code = match error {
+        HelperError::Exec { .. } => EXIT_EXEC_FAILED,
+        _ => EXIT_SETUP_FAILED,
+    };
+    std::process::exit(code)
+}
+
+fn helper(policy_json: &str) -> Result<std::convert::Infallible, HelperError> {
+    let policy: HelperPolicy = serde_json::from_str(policy_json).map_err(HelperError::Policy)?;
+    let mut sys = LinuxSyscall;
+    match policy.level {
+        Level::Full => {
+            let driver = std::fs::read(&policy.driver)
+                .map_err(|source| HelperError::Driver { path: policy.driver.display().to_string(), source })?;
+            setup::enter_namespaces(Uid::current(), Gid::current(), &mut sys)?;
+            // SAFETY: the helper is single-threaded, so the child may do anything.
+            match unsafe { nix::unistd::fork() }.map_err(HelperError::Fork)? {
+                ForkResult::Parent { child } => wait_for(child),
+                ForkResult::Child => {
+                    // The first process of the new pid namespace: should the helper die,
+                    // it goes too, and with it everything in the namespace.
+                    // SAFETY: PR_SET_PDEATHSIG takes plain integers.
+                    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
+                    setup::build_root(&policy, &driver, &mut sys)?;
+                    setup::drop_privileges(&policy, &mut sys)?;
+                    exec(&policy.command())
+                }
+            }
+        }
+        Level::Uid | Level::Minimal => {
+            setup::drop_privileges(&policy, &mut sys)?;
+            exec(&policy.command())
+        }
+        Level::None => exec(&policy.command()),
+    }
+}
+
+/// The helper outside the pid namespace waits for the namespace's first process and
+/// exits as it did. It lets go of the harness's pipes, so that only the driver holds
+/// them and their closing is seen on both sides.
+fn wait_for(child: nix::unistd::Pid) -> ! {
+    if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
+        use std::os::fd::AsRawFd;
+        // SAFETY: dup2 onto the standard descriptors of this single-threaded process.
+        unsafe {
+            libc::dup2(null.as_raw_fd(), 0);
+            libc::dup2(null.as_raw_fd(), 1);
+        }
+    }
+    loop {
+        match waitpid(child, None) {
+            Ok(WaitStatus::Exited(_, code)) => std::process::exit(code),
+            Ok(WaitStatus::Signaled(_, signal, _)) => std::process::exit(128 + signal as i32),
+            Err(Errno::EINTR) | Ok(_) => continue,
+            Err(_) => std::process::exit(EXIT_SETUP_FAILED),
+        }
+    }
+}
+
+fn exec(command: &[String]) -> Result<std::convert::Infallible, HelperError> {
+    let program = command.first().cloned().unwrap_or_default();
+    let args: Vec<CString> = command
+        .iter()
+        .map(|arg| CString::new(arg.as_bytes()).map_err(|_| Errno::EINVAL))
+        .collect::<Result<_, _>>()
+        .map_err(|source| HelperError::Exec { program: program.clone(), source })?;
+    let Some(path) = args.first() else {
+        return Err(HelperError::Exec { program, source: Errno::EINVAL });
+    };
+    nix::unistd::execv(path, &args).map_err(|source| HelperError::Exec { program, source })
+}
+
+/// The isolation in force for a run, and why anything stronger was not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Isolation {
+    pub level: Level,
+    /// Each stronger level that was tried, with what the host answered.
+    pub refused: Vec<(Level, String)>,
+}
+
+impl Isolation {
+    /// What would enable full isolation on this host.
+    pub fn advice() -> &'static str {
+        if Path::new("/.dockerenv").exists() || Path::new("/run/.containerenv").exists() {
+            "inside a container, full isolation needs `docker run --security-opt seccomp=unconfined \
+             --security-opt apparmor=unconfined --security-opt systempaths=unconfined` (or the \
+             equivalent for your runtime)"
+        } else {
+            "full isolation needs user namespaces: run passk as root, or allow unprivileged user \
+             namespaces (sysctl user.max_user_namespaces=15000; on Ubuntu also \
+             kernel.apparmor_restrict_unprivileged_userns=0)"
+        }
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum SandboxError {
+    #[error("full isolation is unavailable ({reason}); {}", Isolation::advice())]
+    StrictUnavailable { reason: String },
+    #[error("cannot prepare the sandbox")]
+    Prepare(#[source] std::io::Error),
+}
+
+/// What the harness knows when it builds each slot's sandbox.
+#[derive(Debug, Clone)]
+pub struct SandboxContext {
+    /// The program that runs `__sandbox-exec` (the passk executable).
+    pub helper: PathBuf,
+    pub interpreter: PathBuf,
+    /// Directories the interpreter needs that the policy's mounts do not cover.
+    pub interpreter_paths: Vec<PathBuf>,
+    pub driver: PathBuf,
+    pub workdir: PathBuf,
+    pub limits: Limits,
+    /// The environment every helper and driver gets.
+    pub environment: Vec<(String, String)>,
+}
+
+const PROBE_LIMIT: Duration = Duration::from_secs(30);
+
+impl SandboxContext {
+    /// The policy for one worker slot at `level`.
+    pub fn policy(&self, level: Level, slot: usize, probe: bool) -> HelperPolicy {
+        let mounts = Mounts::from_policy();
+        let mut read_only = mounts.read_only.clone();
+        for path in &self.interpreter_paths {
+            if !read_only.iter().any(|covered| path.starts_with(covered)) {
+                read_only.push(path.clone());
+            }
+        }
+        let slot_id = SLOT_ID_BASE + u32::try_from(slot).unwrap_or(u32::MAX - SLOT_ID_BASE);
+        let run_as =
+            (Uid::effective().is_root() && matches!(level, Level::Full | Level::Uid)).then_some((slot_id, slot_id));
+        HelperPolicy {
+            level,
+            run_as,
+            root_dir: self.slot_dir(slot).join("root"),
+            read_only,
+            devices: mounts.devices,
+            tmp_bytes: self.limits.tmp_mib << 20,
+            interpreter: self.interpreter.clone(),
+            driver: self.driver.clone(),
+            scratch: self.slot_dir(slot).join("scratch"),
+            probe,
+        }
+    }
+
+    pub fn slot_dir(&self, slot: usize) -> PathBuf {
+        self.workdir.join(format!("slot-{slot}"))
+    }
+
+    /// Creates slot `slot`'s directories, owned by whoever its candidates run as.
+    pub fn prepare_slot(&self, policy: &HelperPolicy, slot: usize) -> std::io::Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(&policy.root_dir)?;
+        std::fs::create_dir_all(&policy.scratch)?;
+        if let Some((uid, gid)) = policy.run_as {
+            std::os::unix::fs::chown(&policy.scratch, Some(uid), Some(gid))?;
+            std::fs::set_permissions(&policy.scratch, std::fs::Permissions::from_mode(0o700))?;
+            // The slot's user must reach its scratch directory and the driver.
+            for dir in [&self.workdir, &self.slot_dir(slot)] {
+                std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o711))?;
+            }
+            std::fs::set_permissions(&self.driver, std::fs::Permissions::from_mode(0o644))?;
+        }
+        Ok(())
+    }
+
+    /// A command that runs the helper with `policy`.
+    pub fn command(&self, policy: &HelperPolicy) -> tokio::process::Command {
+        let mut command = tokio::process::Command::new(&self.helper);
+        command
+            .arg("__sandbox-exec")
+            .arg(serde_json::to_string(policy).expect("a policy always serializes"))
+            .current_dir(&self.workdir)
+            .env_clear()
+            .envs(self.environment.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        command
+    }
+
+    /// Tries the real set-up at `level`, running the interpreter inside; `Err` holds
+    /// what the host answered.
+    async fn probe(&self, level: Level) -> Result<(), String> {
+        let policy = self.policy(level, 0, true);
+        self.prepare_slot(&policy, 0).map_err(|error| format!("cannot prepare a slot: {error}"))?;
+        let mut command = self.command(&policy);
+        command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).kill_on_drop(true);
+        let output = match tokio::time::timeout(PROBE_LIMIT, command.output()).await {
+            Ok(Ok(output)) => output,
+            Ok(Err(error)) => return Err(format!("cannot start the helper: {error}")),
+            Err(_) => return Err(format!("the set-up did not finish within {} s", PROBE_LIMIT.as_secs())),
+        };
+        if output.status.success() {
+            return Ok(());
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let reason = stderr.trim().trim_start_matches("passk sandbox: ");
+        Err(if reason.is_empty() { format!("the set-up failed ({})", output.status) } else { reason.to_owned() })
+    }
+
+    /// Finds the strongest level `mode` allows that works here.
+    pub async fn choose(&self, mode: SandboxMode) -> Result<Isolation, SandboxError> {
+        let candidates: &[Level] = match mode {
+            SandboxMode::None => &[Level::None],
+            SandboxMode::Strict => &[Level::Full],
+            SandboxMode::Auto if Uid::effective().is_root() => &[Level::Full, Level::Uid, Level::Minimal],
+            SandboxMode::Auto => &[Level::Full, Level::Minimal],
+        };
+        let mut refused = Vec::new();
+        for &level in candidates {
+            match self.probe(level).await {
+                Ok(()) => return Ok(Isolation { level, refused }),
+                Err(reason) => {
+                    tracing::info!(%level, "sandbox level unavailable: {reason}");
+                    refused.push((level, reason));
+                }
+            }
+        }
+        let reason = refused.first().map_or_else(String::new, |(_, reason)| reason.clone());
+        match mode {
+            SandboxMode::Strict => Err(SandboxError::StrictUnavailable { reason }),
+            // The weakest level needs nothing the host can refuse, so its failure means
+            // the interpreter itself does not run; starting the drivers will say why.
+            _ => Ok(Isolation { level: *candidates.last().expect("a mode has levels"), refused }),
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! What the sandbox allows: the limits and mounts of `sandbox/policy.toml`, the levels
+//! of isolation, and the policy handed to the set-up helper.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+const POLICY_FILE: &str = include_str!("../../../../sandbox/policy.toml");
+
+/// Per-candidate limits. Defaults come from `sandbox/policy.toml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Address space, in MiB; 0 for none.
+    pub memory_mib: u64,
+    /// Processes and threads at once, the candidate itself included.
+    pub processes: u64,
+    /// CPU seconds per process.
+    pub cpu_seconds: u64,
+    /// Largest file, in MiB.
+    pub file_size_mib: u64,
+    /// Open descriptors.
+    pub open_files: u64,
+    /// The private /tmp of each worker slot, in MiB.
+    pub tmp_mib: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Mounts {
+    pub read_only: Vec<PathBuf>,
+    pub devices: Vec<PathBuf>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PolicyFile {
+    limits: Limits,
+    mounts: Mounts,
+}
+
+fn policy_file() -> PolicyFile {
+    toml::from_str(POLICY_FILE).expect("sandbox/policy.toml is valid; a unit test parses it")
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        policy_file().limits
+    }
+}
+
+impl Mounts {
+    pub fn from_policy() -> Mounts {
+        policy_file().mounts
+    }
+}
+
+/// How strongly candidates are isolated, strongest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Level {
+    /// Namespaces: a read-only view of only what the interpreter needs, a private /tmp,
+    /// no network, a private process tree; an unprivileged user throughout.
+    Full,
+    /// No namespaces; each worker slot runs as an unprivileged user of its own (when
+    /// passk runs as root), with the signal filter and limits.
+    Uid,
+    /// No namespaces and passk's own user, with the signal filter and limits.
+    Minimal,
+    /// Nothing beyond a process tree of its own: for trusted code only.
+    None,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Full => "full",
+            Level::Uid => "uid",
+            Level::Minimal => "minimal",
+            Level::None => "none",
+        }
+    }
+}
+
+impl std::fmt::Display for Level {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the user asked for with `--sandbox`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SandboxMode {
+    /// The strongest level this host allows, with a warning if that is not `full`.
+    Auto,
+    /// `full`, or refuse to run.
+    Strict,
+    /// No isolation, for trusted code.
+    None,
+}
+
+/// Everything the set-up helper needs, passed to it as JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HelperPolicy {
+    pub level: Level,
+    /// The user and group to become (when started as root).
+    pub run_as: Option<(u32, u32)>,
+    /// An empty directory to build the new root in (level `full`).
+    pub root_dir: PathBuf,
+    /// Paths made visible read-only at the same place (level `full`).
+    pub read_only: Vec<PathBuf>,
+    /// Device nodes passed through (level `full`).
+    pub devices: Vec<PathBuf>,
+    /// The size of the private /tmp (level `full`).
+    pub tmp_bytes: u64,
+    pub interpreter: PathBuf,
+    /// The driver script outside the sandbox.
+    pub driver: PathBuf,
+    /// Where candidates' working directories go, outside the sandbox (levels below `full`).
+    pub scratch: PathBuf,
+    /// Run `python -c pass` instead of the driver, to find out whether this level works.
+    pub probe: bool,
+}
+
+/// Where the driver lives inside a `full` sandbox.
+pub const DRIVER_INSIDE: &str = "/passk/driver.py";
+/// Where candidates' working directories go inside a `full` sandbox.
+pub const SCRATCH_INSIDE: &str = "/tmp";
+
+impl HelperPolicy {
+    /// The command the helper finally executes.
+    pub fn command(&self) -> Vec<String> {
+        let interpreter = self.interpreter.display().to_string();
+        if self.probe {
+            return vec![interpreter, "-I".into(), "-c".into(), "pass".into()];
+        }
+        let (driver, scratch) = match self.level {
+            Level::Full => (DRIVER_INSIDE.to_owned(), SCRATCH_INSIDE.to_owned()),
+            _ => (self.driver.display().to_string(), self.scratch.display().to_string()),
+        };
+        let mut command = vec![interpreter, "-I".into(), driver, scratch];
+        if self.level == Level::None {
+            command.push("--no-filter".into());
+        }
+        command
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_policy_file_parses_with_sensible_limits() {
+        let limits = Limits::default();
+        assert!(limits.memory_mib >= 1024 && limits.processes >= 16 && limits.tmp_mib >= 16, "{limits:?}");
+        let mounts = Mounts::from_policy();
+        assert!(mounts.read_only.contains(&PathBuf::from("/usr")));
+        assert!(mounts.devices.contains(&PathBuf::from("/dev/null")));
+        assert!(mounts.read_only.iter().chain(&mounts.devices).all(|p| p.is_absolute()));
+    }
+}

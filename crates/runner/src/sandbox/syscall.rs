@@ -1,0 +1,226 @@
+//! The system calls the sandbox's set-up makes, behind a trait, so that the order and
+//! arguments of the set-up can be checked without privileges by a recording stand-in.
+
+use std::path::Path;
+#[cfg(test)]
+use std::path::PathBuf;
+
+use nix::errno::Errno;
+use nix::mount::MsFlags;
+use nix::sched::CloneFlags;
+use nix::unistd::{Gid, Uid};
+
+pub type SysResult<T> = Result<T, Errno>;
+
+pub trait Syscall {
+    fn unshare(&mut self, flags: CloneFlags) -> SysResult<()>;
+    fn write_file(&mut self, path: &Path, contents: &[u8]) -> SysResult<()>;
+    fn mkdir_all(&mut self, path: &Path) -> SysResult<()>;
+    /// Creates an empty file, to bind a file over.
+    fn touch(&mut self, path: &Path) -> SysResult<()>;
+    fn is_dir(&mut self, path: &Path) -> bool;
+    fn exists(&mut self, path: &Path) -> bool;
+    /// The flags of the mount holding `path` that a bind of it must keep (nosuid, nodev,
+    /// noexec, and so on): a user namespace may not clear them.
+    fn locked_flags(&mut self, path: &Path) -> SysResult<MsFlags>;
+    fn mount(
+        &mut self,
+        source: Option<&Path>,
+        target: &Path,
+        fstype: Option<&str>,
+        flags: MsFlags,
+        data: Option<&str>,
+    ) -> SysResult<()>;
+    /// Makes `new_root` the root and detaches the old one.
+    fn pivot_root(&mut self, new_root: &Path) -> SysResult<()>;
+    /// Sets real, effective and saved user and group ids, with no supplementary groups.
+    fn set_ids(&mut self, uid: Uid, gid: Gid) -> SysResult<()>;
+    fn no_new_privs(&mut self) -> SysResult<()>;
+}
+
+/// The real system calls.
+#[derive(Debug, Default)]
+pub struct LinuxSyscall;
+
+fn io_errno(error: std::io::Error) -> Errno {
+    error.raw_os_error().map_or(Errno::EIO, Errno::from_raw)
+}
+
+impl Syscall for LinuxSyscall {
+    fn unshare(&mut self, flags: CloneFlags) -> SysResult<()> {
+        nix::sched::unshare(flags)
+    }
+
+    fn write_file(&mut self, path: &Path, contents: &[u8]) -> SysResult<()> {
+        std::fs::write(path, contents).map_err(io_errno)
+    }
+
+    fn mkdir_all(&mut self, path: &Path) -> SysResult<()> {
+        std::fs::create_dir_all(path).map_err(io_errno)
+    }
+
+    fn touch(&mut self, path: &Path) -> SysResult<()> {
+        std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(path).map(drop).map_err(io_errno)
+    }
+
+    fn is_dir(&mut self, path: &Path) -> bool {
+        path.is_dir()
+    }
+
+    fn exists(&mut self, path: &Path) -> bool {
+        path.exists()
+    }
+
+    fn locked_flags(&mut self, path: &Path) -> SysResult<MsFlags> {
+        use nix::sys::statvfs::FsFlags;
+        let flags = nix::sys::statvfs::statvfs(path)?.flags();
+        let pairs = [
+            (FsFlags::ST_NOSUID, MsFlags::MS_NOSUID),
+            (FsFlags::ST_NODEV, MsFlags::MS_NODEV),
+            (FsFlags::ST_NOEXEC, MsFlags::MS_NOEXEC),
+            (FsFlags::ST_NOATIME, MsFlags::MS_NOATIME),
+            (FsFlags::ST_NODIRATIME, MsFlags::MS_NODIRATIME),
+            (FsFlags::ST_RELATIME, MsFlags::MS_RELATIME),
+        ];
+        Ok(pairs.iter().filter(|(fs, _)| flags.contains(*fs)).fold(MsFlags::empty(), |acc, (_, ms)| acc | *ms))
+    }
+
+    fn mount(
+        &mut self,
+        source: Option<&Path>,
+        target: &Path,
+        fstype: Option<&str>,
+        flags: MsFlags,
+        data: Option<&str>,
+    ) -> SysResult<()> {
+        nix::mount::mount(source, target, fstype, flags, data)
+    }
+
+    fn pivot_root(&mut self, new_root: &Path) -> SysResult<()> {
+        nix::unistd::chdir(new_root)?;
+        nix::unistd::pivot_root(".", ".")?;
+        nix::mount::umount2(".", nix::mount::MntFlags::MNT_DETACH)?;
+        nix::unistd::chdir("/")
+    }
+
+    fn set_ids(&mut self, uid: Uid, gid: Gid) -> SysResult<()> {
+        nix::unistd::setgroups(&[])?;
+        nix::unistd::setresgid(gid, gid, gid)?;
+        nix::unistd::setresuid(uid, uid, uid)
+    }
+
+    fn no_new_privs(&mut self) -> SysResult<()> {
+        // SAFETY: PR_SET_NO_NEW_PRIVS takes plain integers.
+        Errno::result(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) }).map(drop)
+    }
+}
+
+/// One call the set-up made, as a recording stand-in saw it.
+#[cfg(test)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Call {
+    Unshare(CloneFlags),
+    Write(PathBuf, String),
+    Mkdir(PathBuf),
+    Touch(PathBuf),
+    Mount { source: Option<PathBuf>, target: PathBuf, fstype: Option<String>, flags: MsFlags, data: Option<String> },
+    PivotRoot(PathBuf),
+    SetIds(u32, u32),
+    NoNewPrivs,
+}
+
+/// Records every call and answers from a made-up file system; a call named in
+/// `refuse` fails with EPERM, as a kernel or container that forbids it would.
+#[cfg(test)]
+#[derive(Debug, Default)]
+pub struct RecordingSyscall {
+    pub calls: Vec<Call>,
+    pub dirs: Vec<PathBuf>,
+    pub files: Vec<PathBuf>,
+    pub locked: Vec<(PathBuf, MsFlags)>,
+    pub refuse: Vec<&'static str>,
+}
+
+#[cfg(test)]
+impl RecordingSyscall {
+    fn check(&self, name: &'static str) -> SysResult<()> {
+        if self.refuse.contains(&name) {
+            Err(Errno::EPERM)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+impl Syscall for RecordingSyscall {
+    fn unshare(&mut self, flags: CloneFlags) -> SysResult<()> {
+        self.check("unshare")?;
+        self.calls.push(Call::Unshare(flags));
+        Ok(())
+    }
+
+    fn write_file(&mut self, path: &Path, contents: &[u8]) -> SysResult<()> {
+        self.check("write")?;
+        self.calls.push(Call::Write(path.to_owned(), String::from_utf8_lossy(contents).into_owned()));
+        Ok(())
+    }
+
+    fn mkdir_all(&mut self, path: &Path) -> SysResult<()> {
+        self.calls.push(Call::Mkdir(path.to_owned()));
+        Ok(())
+    }
+
+    fn touch(&mut self, path: &Path) -> SysResult<()> {
+        self.calls.push(Call::Touch(path.to_owned()));
+        Ok(())
+    }
+
+    fn is_dir(&mut self, path: &Path) -> bool {
+        self.dirs.iter().any(|d| d == path)
+    }
+
+    fn exists(&mut self, path: &Path) -> bool {
+        self.dirs.iter().chain(&self.files).any(|d| d == path)
+    }
+
+    fn locked_flags(&mut self, path: &Path) -> SysResult<MsFlags> {
+        Ok(self.locked.iter().find(|(p, _)| p == path).map_or(MsFlags::empty(), |(_, flags)| *flags))
+    }
+
+    fn mount(
+        &mut self,
+        source: Option<&Path>,
+        target: &Path,
+        fstype: Option<&str>,
+        flags: MsFlags,
+        data: Option<&str>,
+    ) -> SysResult<()> {
+        self.check("mount")?;
+        self.calls.push(Call::Mount {
+            source: source.map(Path::to_owned),
+            target: target.to_owned(),
+            fstype: fstype.map(str::to_owned),
+            flags,
+            data: data.map(str::to_owned),
+        });
+        Ok(())
+    }
+
+    fn pivot_root(&mut self, new_root: &Path) -> SysResult<()> {
+        self.check("pivot_root")?;
+        self.calls.push(Call::PivotRoot(new_root.to_owned()));
+        Ok(())
+    }
+
+    fn set_ids(&mut self, uid: Uid, gid: Gid) -> SysResult<()> {
+        self.check("set_ids")?;
+        self.calls.push(Call::SetIds(uid.as_raw(), gid.as_raw()));
+        Ok(())
+    }
+
+    fn no_new_privs(&mut self) -> SysResult<()> {
+        self.calls.push(Call::NoNewPrivs);
+        Ok(())
+    }
+}
