@@ -157,7 +157,7 @@ impl Driver {
             program,
             timeout: limits.timeout.as_secs_f64(),
             output_cap: limits.output_cap,
-            memory_bytes: (sandbox.memory_mib > 0).then(|| sandbox.memory_mib << 20),
+            memory_bytes: (sandbox.memory_mib > 0).then_some(sandbox.memory_mib << 20),
             processes: matches!(limits.level, Level::Full | Level::Uid).then_some(sandbox.processes),
             cpu_seconds: sandbox.cpu_seconds,
             file_size_bytes: sandbox.file_size_mib << 20,
