@@ -3,7 +3,8 @@
 //! harness finished its run.
 
 use passk_tests::{
-    finish, finish_measuring_memory, passk, processes_marked, read_jsonl, repo_root, unique_marker, write_jsonl,
+    as_unprivileged_user, finish, finish_measuring_memory, passk, processes_marked, read_jsonl, repo_root,
+    unique_marker, write_jsonl, Finished,
 };
 use serde_json::{json, Value};
 
@@ -35,6 +36,7 @@ fn sleeper(marker: &str, setsid: bool) -> String {
 }
 
 struct Run {
+    finished: Finished,
     results: Vec<Value>,
     // Holds the samples and results until the test is done with them.
     _dir: tempfile::TempDir,
@@ -49,6 +51,8 @@ fn run(completions: &[String], extra: &[&str]) -> Run {
 /// Runs the completions as samples of basic/0, with `adjust` adding to the command.
 fn run_with(completions: &[String], adjust: impl FnOnce(&mut std::process::Command)) -> Run {
     let dir = tempfile::tempdir().unwrap();
+    // Readable and writable by whichever user passk runs as.
+    std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
     let samples = dir.path().join("samples.jsonl");
     let records: Vec<Value> = completions.iter().map(|c| json!({"task_id": "basic/0", "completion": c})).collect();
     write_jsonl(&samples, &records);
@@ -60,7 +64,7 @@ fn run_with(completions: &[String], adjust: impl FnOnce(&mut std::process::Comma
     assert_eq!(finished.code, Some(0), "the run completes: {}", finished.stderr);
     let results = read_jsonl(&results);
     assert_eq!(results.len(), completions.len(), "one result per sample");
-    Run { results, _dir: dir }
+    Run { finished, results, _dir: dir }
 }
 
 fn status(result: &Value) -> &str {
@@ -306,4 +310,160 @@ fn a_candidate_reading_stdin_gets_end_of_file() {
     let run = run(&[format!("{}input()\n", correct_body())], &[]);
     assert_eq!(run.results[0]["passed"], false);
     assert!(run.results[0]["detail"].as_str().unwrap().starts_with("EOFError"), "{}", run.results[0]);
+}
+
+/// Passes only if every attempt on the planted files, the samples and the results
+/// failed. `DIR` is a host directory the test planted files in.
+const TRESPASSER: &str = r#"import os
+planted = DIR
+targets = [os.path.join(planted, name) for name in ("canary.txt", "secret.txt", "samples.jsonl", "results.jsonl", "results.jsonl.partial")]
+attempts = []
+for path in targets:
+    attempts += [lambda p=path: open(p, "rb").read(), lambda p=path: open(p, "a").write("tampered"),
+                 lambda p=path: os.unlink(p), lambda p=path: os.rename(p, p + ".moved"), lambda p=path: os.truncate(p, 0)]
+attempts += [lambda: os.listdir(planted), lambda: open(os.path.join(planted, "new.txt"), "w").write("x"),
+             lambda: os.rmdir(planted), lambda: open("/etc/passk-was-here", "w"), lambda: open("/usr/passk-was-here", "w")]
+succeeded = []
+for attempt in attempts:
+    try:
+        attempt()
+        succeeded.append(attempt)
+    except OSError:
+        pass
+assert not succeeded, len(succeeded)
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        assert b"canary-value" not in open("/proc/%s/environ" % pid, "rb").read()
+    except OSError:
+        pass
+"#;
+
+#[test]
+fn a_candidate_cannot_touch_files_outside_its_sandbox() {
+    use std::os::unix::fs::PermissionsExt;
+    let planted = tempfile::tempdir().unwrap();
+    let canary = planted.path().join("canary.txt");
+    let secret = planted.path().join("secret.txt");
+    std::fs::write(&canary, "canary").unwrap();
+    std::fs::write(&secret, "secret-value").unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let samples = planted.path().join("samples.jsonl");
+    let results = planted.path().join("results.jsonl");
+    let trespasser = TRESPASSER.replace("DIR", &format!("{:?}", planted.path().display().to_string()));
+    let records = vec![json!({"task_id": "basic/0", "completion": format!("{}{trespasser}", correct_body())}); 2];
+    write_jsonl(&samples, &records);
+    let before = std::fs::read(&samples).unwrap();
+    let finished = finish(
+        passk(["evaluate"])
+            .arg(&samples)
+            .args(["--problems", "basic", "--results"])
+            .arg(&results)
+            .env("PASSK_TEST_CANARY", "canary-value"),
+    );
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    for result in read_jsonl(&results) {
+        assert_eq!(result["passed"], true, "every attempt failed: {}", result["detail"]);
+    }
+    assert_eq!(std::fs::read_to_string(&canary).unwrap(), "canary");
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "secret-value");
+    assert_eq!(std::fs::read(&samples).unwrap(), before, "the samples are untouched");
+    let mut names: Vec<String> =
+        std::fs::read_dir(planted.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["canary.txt", "results.jsonl", "samples.jsonl", "secret.txt"]);
+}
+
+#[test]
+fn a_candidate_cannot_reach_the_network_not_even_the_hosts_loopback() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connector = format!(
+        r#"import socket
+failures = 0
+for host in ("127.0.0.1", "localhost", "::1"):
+    try:
+        socket.create_connection((host, {port}), timeout=2).close()
+    except OSError:
+        failures += 1
+try:
+    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", {port}))
+except OSError:
+    failures += 1
+assert failures == 4, failures
+"#
+    );
+    let run = run(&[format!("{}{connector}", correct_body())], &["--timeout", "20"]);
+    assert_eq!(run.results[0]["passed"], true, "every connection failed: {}", run.results[0]["detail"]);
+    match listener.accept() {
+        Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
+        other => panic!("the listener saw a connection: {other:?}"),
+    }
+}
+
+#[test]
+fn memory_bombs_end_as_out_of_memory() {
+    let bombs = [
+        "    pass\nhuge = bytearray(8 << 30)\n".to_owned(),
+        "    pass\nheld = []\nwhile True:\n    held.append(bytearray(16 << 20))\n".to_owned(),
+        correct_body(),
+    ];
+    let run = run(&bombs, &["--memory-limit", "512", "--timeout", "20"]);
+    for result in &run.results[..2] {
+        assert_eq!(status(result), "out-of-memory", "{result}");
+    }
+    assert_eq!(run.results[2]["passed"], true, "the run goes on");
+}
+
+#[test]
+fn fork_bombs_are_contained() {
+    let marker = unique_marker("fork-bomb");
+    let naive = "    pass\nimport os\nwhile True:\n    os.fork()\n".to_owned();
+    // Keeps forking through every refusal; each child becomes a spinning process that
+    // carries the marker, so that any survivor would be found.
+    let stubborn = format!(
+        "    pass\nimport os, sys\nwhile True:\n    try:\n        if os.fork() == 0:\n            os.execv(sys.executable, [sys.executable, '-c', 'while True: pass', '{marker}'])\n    except OSError:\n        pass\n"
+    );
+    let mut completions = vec![naive, stubborn];
+    completions.extend(std::iter::repeat_n(correct_body(), 6));
+    let run = run(&completions, &["--jobs", "2", "--max-processes", "16", "--timeout", "3"]);
+    assert_eq!(status(&run.results[0]), "limit", "{}", run.results[0]);
+    assert!(["limit", "timeout"].contains(&status(&run.results[1])), "{}", run.results[1]);
+    for result in &run.results[2..] {
+        assert_eq!(result["passed"], true, "honest samples beside a fork bomb pass: {result}");
+    }
+    assert_eq!(processes_marked(&marker), Vec::<u32>::new(), "no process outlives its sample");
+}
+
+/// The attacks above, at once, by candidates of passk run as an unprivileged user.
+#[test]
+fn the_sandbox_holds_as_an_unprivileged_user() {
+    let marker = unique_marker("unprivileged");
+    let mut victim = std::process::Command::new("sleep").arg("3600").spawn().unwrap();
+    let planted = tempfile::tempdir().unwrap();
+    std::fs::write(planted.path().join("canary.txt"), "canary").unwrap();
+    let trespasser = TRESPASSER.replace("DIR", &format!("{:?}", planted.path().display().to_string()));
+    let signaller = SIGNALLER.replace("VICTIM", &victim.id().to_string());
+    let completions = [
+        format!("{}{trespasser}", correct_body()),
+        format!("{}{signaller}", correct_body()),
+        format!("{FORGER}os._exit(0)\n"),
+        format!("{}{}", correct_body(), sleeper(&marker, true)),
+        "    pass\nimport os\nwhile True:\n    os.fork()\n".to_owned(),
+        correct_body(),
+    ];
+    let run = run_with(&completions, |command| {
+        command.args(["--timeout", "10", "--max-processes", "16"]);
+        as_unprivileged_user(command);
+    });
+    let victim_alive = victim.try_wait().unwrap().is_none();
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    assert!(run.finished.stdout.contains("sandbox       full"), "{}", run.finished.stdout);
+    let passed: Vec<&Value> = run.results.iter().map(|r| &r["passed"]).collect();
+    assert_eq!(passed, [true, true, false, true, false, true], "{:#?}", run.results);
+    assert_eq!(status(&run.results[4]), "limit", "{}", run.results[4]);
+    assert!(victim_alive, "the host process survived");
+    assert_eq!(std::fs::read_to_string(planted.path().join("canary.txt")).unwrap(), "canary");
+    assert_eq!(processes_marked(&marker), Vec::<u32>::new(), "no process outlives its sample");
 }

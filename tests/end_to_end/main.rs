@@ -5,6 +5,7 @@
 
 mod bad_input;
 mod bundled;
+mod degraded;
 mod hostile;
 mod humaneval;
 mod scoring;

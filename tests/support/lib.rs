@@ -148,3 +148,16 @@ pub fn humaneval_dir() -> &'static Path {
         dir
     })
 }
+
+/// The id of the unprivileged user tests run passk as when they run as root.
+pub const NOBODY: u32 = 65534;
+
+/// Runs `command` (a passk evaluation) as an unprivileged user: `nobody` when the tests
+/// run as root, with the system's python3, which that user can reach; otherwise as the
+/// tests' own (already unprivileged) user.
+pub fn as_unprivileged_user(command: &mut Command) {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        command.uid(NOBODY).gid(NOBODY).args(["--python", "/usr/bin/python3"]);
+    }
+}

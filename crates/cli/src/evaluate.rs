@@ -216,7 +216,9 @@ fn warn_about_isolation(isolation: &Isolation, signal_filter: bool) {
              files and network open to them; use it only for code you trust"
         ),
         level => {
-            let reason = isolation.refused.first().map_or("", |(_, reason)| reason.as_str());
+            let reasons: Vec<String> =
+                isolation.refused.iter().map(|(level, reason)| format!("{level}: {reason}")).collect();
+            let reason = reasons.join("; ");
             let exposed = if level == Level::Uid {
                 "candidates run as unprivileged users of their own but can read world-readable files and reach \
                  the network"
@@ -224,10 +226,7 @@ fn warn_about_isolation(isolation: &Isolation, signal_filter: bool) {
                 "candidates run as passk's own user, can read and write its files and reach the network, and a \
                  fork bomb is not contained"
             };
-            eprintln!(
-                "warning: sandbox degraded to `{level}`: full isolation is unavailable ({reason}); {exposed}; {}",
-                Isolation::advice()
-            );
+            eprintln!("warning: sandbox degraded to `{level}` ({reason}); {exposed}; {}", Isolation::advice());
         }
     }
     if !signal_filter && isolation.level != Level::None {

@@ -1,0 +1,109 @@
+//! What passk does where the host refuses namespaces, as containers with default
+//! settings do: simulated by running it under a seccomp filter that refuses them
+//! (`tests/support/refuse-namespaces`).
+
+use std::process::Command;
+
+use passk_tests::{finish, passk, passk_binary, read_jsonl, repo_root, Finished};
+use serde_json::Value;
+
+struct Evaluation {
+    finished: Finished,
+    summary: Value,
+    results: Vec<Value>,
+}
+
+fn evaluate(refuse_namespaces: bool, extra: &[&str]) -> Evaluation {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.jsonl");
+    let summary = dir.path().join("summary.json");
+    let mut command = if refuse_namespaces {
+        let mut command = Command::new(repo_root().join("tests/support/refuse-namespaces"));
+        command.arg(passk_binary());
+        command
+    } else {
+        passk(Vec::<String>::new())
+    };
+    command
+        .arg("evaluate")
+        .arg(repo_root().join("problems/basic-samples.jsonl"))
+        .args(["--problems", "basic", "--k", "1", "--results"])
+        .arg(&results)
+        .arg("--summary")
+        .arg(&summary)
+        .args(extra);
+    let finished = finish(&mut command);
+    let summary = std::fs::read(&summary).map_or(Value::Null, |bytes| serde_json::from_slice(&bytes).unwrap());
+    let results = if results.exists() { read_jsonl(&results) } else { Vec::new() };
+    Evaluation { finished, summary, results }
+}
+
+fn sandbox_warnings(stderr: &str) -> Vec<&str> {
+    stderr.lines().filter(|line| line.starts_with("warning: sandbox") || line.contains("--sandbox")).collect()
+}
+
+fn assert_bundled_verdicts(results: &[Value]) {
+    assert_eq!(results.len(), 60);
+    for result in results {
+        let kind = result["kind"].as_str().unwrap();
+        let should_pass = kind == "correct" || kind == "hostile: prints 50 MB and then passes";
+        assert_eq!(result["passed"], should_pass, "{kind}: {result}");
+    }
+}
+
+#[test]
+fn full_isolation_where_the_host_allows_it_with_no_warning() {
+    let evaluation = evaluate(false, &[]);
+    assert_eq!(evaluation.finished.code, Some(0), "{}", evaluation.finished.stderr);
+    assert_eq!(evaluation.summary["settings"]["sandbox"], "full");
+    assert_eq!(sandbox_warnings(&evaluation.finished.stderr), Vec::<&str>::new());
+    assert_bundled_verdicts(&evaluation.results);
+}
+
+#[test]
+fn auto_degrades_with_one_warning_that_says_what_is_missing_and_how_to_enable_it() {
+    let evaluation = evaluate(true, &[]);
+    assert_eq!(evaluation.finished.code, Some(0), "{}", evaluation.finished.stderr);
+    let warnings = sandbox_warnings(&evaluation.finished.stderr);
+    assert_eq!(warnings.len(), 1, "{}", evaluation.finished.stderr);
+    assert!(warnings[0].contains("cannot create namespaces"), "{}", warnings[0]);
+    assert!(warnings[0].contains("docker run") || warnings[0].contains("user namespaces"), "{}", warnings[0]);
+    let level = evaluation.summary["settings"]["sandbox"].as_str().unwrap();
+    assert!(["uid", "minimal"].contains(&level), "{level}");
+    assert!(evaluation.finished.stdout.contains(&format!("sandbox       {level}")), "{}", evaluation.finished.stdout);
+    assert!(evaluation.summary["settings"]["sandbox_refused"]["full"].as_str().unwrap().contains("EPERM"));
+    assert_bundled_verdicts(&evaluation.results);
+}
+
+/// Root, refused namespaces, and an interpreter every user can run: each slot runs as
+/// an unprivileged user of its own.
+#[test]
+fn as_root_a_refused_namespace_leaves_a_user_per_slot() {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let evaluation = evaluate(true, &["--python", "/usr/bin/python3"]);
+    assert_eq!(evaluation.finished.code, Some(0), "{}", evaluation.finished.stderr);
+    let expected = if root { "uid" } else { "minimal" };
+    assert_eq!(evaluation.summary["settings"]["sandbox"], expected);
+    assert_bundled_verdicts(&evaluation.results);
+}
+
+#[test]
+fn strict_refuses_to_run_without_full_isolation() {
+    let evaluation = evaluate(true, &["--sandbox", "strict"]);
+    assert_eq!(evaluation.finished.code, Some(1), "{}", evaluation.finished.stderr);
+    let stderr = &evaluation.finished.stderr;
+    assert!(stderr.contains("full isolation is unavailable") && stderr.contains("EPERM"), "{stderr}");
+    assert!(evaluation.results.is_empty(), "nothing ran");
+}
+
+#[test]
+fn none_runs_unisolated_and_says_so_loudly() {
+    let evaluation = evaluate(false, &["--sandbox", "none"]);
+    assert_eq!(evaluation.finished.code, Some(0), "{}", evaluation.finished.stderr);
+    let warnings = sandbox_warnings(&evaluation.finished.stderr);
+    assert_eq!(warnings.len(), 1, "{}", evaluation.finished.stderr);
+    assert!(warnings[0].contains("unisolated") && warnings[0].contains("trust"), "{}", warnings[0]);
+    assert_eq!(evaluation.summary["settings"]["sandbox"], "none");
+    assert_eq!(evaluation.summary["settings"]["signal_filter"], false);
+}
