@@ -191,17 +191,18 @@ def _child(request, scratch, pipes, token, use_filter, driver):
         os.dup2(res_w, RESULT_FD)
         os.closerange(RESULT_FD + 1, os.sysconf("SC_OPEN_MAX"))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        for limit, key, extra in (
-            (resource.RLIMIT_AS, "memory_bytes", 0),
-            (resource.RLIMIT_CPU, "cpu_seconds", 0),
-            (resource.RLIMIT_FSIZE, "file_size_bytes", 0),
-            (resource.RLIMIT_NOFILE, "open_files", 0),
+        for limit, key, extra, hard_extra in (
+            (resource.RLIMIT_AS, "memory_bytes", 0, 0),
+            # SIGXCPU at the soft limit says why; SIGKILL a second later if it is ignored.
+            (resource.RLIMIT_CPU, "cpu_seconds", 0, 1),
+            (resource.RLIMIT_FSIZE, "file_size_bytes", 0, 0),
+            (resource.RLIMIT_NOFILE, "open_files", 0, 0),
             # The driver runs as the same user and counts too.
-            (resource.RLIMIT_NPROC, "processes", 1),
+            (resource.RLIMIT_NPROC, "processes", 1, 0),
         ):
             value = request.get(key)
             if value:
-                resource.setrlimit(limit, (value + extra, value + extra))
+                resource.setrlimit(limit, (value + extra, value + extra + hard_extra))
         os.environ["HOME"] = scratch
         os.environ["TMPDIR"] = scratch
         sys.argv = [""]
@@ -398,6 +399,7 @@ def run(request, scratch_root, harness_fd, sequence, use_filter):
         poller.register(fd, select.POLLIN)
     deadline = started + timeout
     exit_status = None
+    usage = None
     timed_out = False
     harness_gone = False
     while scanner.record is None and exit_status is None:
@@ -407,8 +409,7 @@ def run(request, scratch_root, harness_fd, sequence, use_filter):
             break
         for fd, _ in poller.poll(remaining * 1000):
             if fd == pidfd:
-                _, status = os.waitpid(pid, 0)
-                exit_status = status
+                _, exit_status, usage = os.wait4(pid, 0)
                 continue
             if fd == harness_fd:
                 harness_gone = True
@@ -429,7 +430,7 @@ def run(request, scratch_root, harness_fd, sequence, use_filter):
     except ProcessLookupError:
         pass
     if exit_status is None:
-        _, exit_status = os.waitpid(pid, 0)
+        _, exit_status, usage = os.wait4(pid, 0)
     kill_everything_below()
     os.close(pidfd)
     # Every writer is dead, so these reads end.
@@ -455,8 +456,11 @@ def run(request, scratch_root, harness_fd, sequence, use_filter):
         number = os.WTERMSIG(exit_status)
         name = _signal_name(number)
         status, detail = "killed", f"killed by {name}"
+        cpu_limit = request.get("cpu_seconds")
         if number in LIMIT_SIGNALS:
             status, detail = "limit", f"{LIMIT_SIGNALS[number]} (killed by {name})"
+        elif number == signal.SIGKILL and cpu_limit and usage.ru_utime + usage.ru_stime >= cpu_limit:
+            status, detail = "limit", f"CPU time limit (killed by {name})"
         verdict = {"status": status, "detail": detail, "result": f"failed: killed by {name}"}
     else:
         code = os.WEXITSTATUS(exit_status)

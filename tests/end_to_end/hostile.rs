@@ -331,11 +331,13 @@ for attempt in attempts:
     except OSError:
         pass
 assert not succeeded, len(succeeded)
+# Nothing of the harness's environment or command line is anywhere to be seen.
 for pid in filter(str.isdigit, os.listdir("/proc")):
-    try:
-        assert b"canary-value" not in open("/proc/%s/environ" % pid, "rb").read()
-    except OSError:
-        pass
+    for name, secret in (("environ", b"canary-value"), ("cmdline", b"samples.jsonl")):
+        try:
+            assert secret not in open("/proc/%s/%s" % (pid, name), "rb").read(), (pid, name)
+        except OSError:
+            pass
 "#;
 
 #[test]
@@ -466,4 +468,29 @@ fn the_sandbox_holds_as_an_unprivileged_user() {
     assert!(victim_alive, "the host process survived");
     assert_eq!(std::fs::read_to_string(planted.path().join("canary.txt")).unwrap(), "canary");
     assert_eq!(processes_marked(&marker), Vec::<u32>::new(), "no process outlives its sample");
+}
+
+#[test]
+fn each_limit_ends_with_a_clear_status() {
+    let completions = [
+        "    pass\nwhile True:\n    pass\n".to_owned(),
+        // Ignores the warning signal, so is killed at the hard limit a second later.
+        "    pass\nimport signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass\n".to_owned(),
+        "    pass\nwith open('big', 'wb') as f:\n    f.write(b'x' * (3 << 20))\n".to_owned(),
+        "    pass\nheld = [open('f%d' % i, 'w') for i in range(100)]\n".to_owned(),
+        // Honest code sees no core dumps and no way to regain privilege.
+        format!(
+            "{}import resource\nassert resource.getrlimit(resource.RLIMIT_CORE) == (0, 0)\nassert 'NoNewPrivs:\\t1' in open('/proc/self/status').read()\n",
+            correct_body()
+        ),
+    ];
+    let run =
+        run(&completions, &["--cpu-limit", "1", "--timeout", "30", "--file-size-limit", "2", "--open-files", "32"]);
+    let details: Vec<(&str, &str)> = run.results.iter().map(|r| (status(r), r["detail"].as_str().unwrap())).collect();
+    for (i, limit) in ["CPU time limit", "CPU time limit", "file size limit", "open files limit"].iter().enumerate() {
+        assert_eq!(details[i].0, "limit", "{details:?}");
+        assert!(details[i].1.starts_with(limit), "{details:?}");
+    }
+    assert!(run.results[1]["duration"].as_f64().unwrap() < 30.0, "ended by the limit, not the timeout");
+    assert_eq!(run.results[4]["passed"], true, "{}", run.results[4]);
 }
