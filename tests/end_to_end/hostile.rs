@@ -316,7 +316,8 @@ fn a_candidate_reading_stdin_gets_end_of_file() {
 /// failed. `DIR` is a host directory the test planted files in.
 const TRESPASSER: &str = r#"import os
 planted = DIR
-targets = [os.path.join(planted, name) for name in ("canary.txt", "secret.txt", "samples.jsonl", "results.jsonl", "results.jsonl.partial")]
+targets = [os.path.join(planted, name) for name in
+           ("canary.txt", "secret.txt", "problems.jsonl", "samples.jsonl", "results.jsonl", "results.jsonl.partial")]
 attempts = []
 for path in targets:
     attempts += [lambda p=path: open(p, "rb").read(), lambda p=path: open(p, "a").write("tampered"),
@@ -349,6 +350,9 @@ fn a_candidate_cannot_touch_files_outside_its_sandbox() {
     std::fs::write(&canary, "canary").unwrap();
     std::fs::write(&secret, "secret-value").unwrap();
     std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    // The tests, in a problems file of their own, are a target too.
+    let problems = planted.path().join("problems.jsonl");
+    std::fs::copy(repo_root().join("problems/basic.jsonl"), &problems).unwrap();
     let samples = planted.path().join("samples.jsonl");
     let results = planted.path().join("results.jsonl");
     let trespasser = TRESPASSER.replace("DIR", &format!("{:?}", planted.path().display().to_string()));
@@ -358,7 +362,9 @@ fn a_candidate_cannot_touch_files_outside_its_sandbox() {
     let finished = finish(
         passk(["evaluate"])
             .arg(&samples)
-            .args(["--problems", "basic", "--results"])
+            .arg("--problems")
+            .arg(&problems)
+            .arg("--results")
             .arg(&results)
             .env("PASSK_TEST_CANARY", "canary-value"),
     );
@@ -372,15 +378,12 @@ fn a_candidate_cannot_touch_files_outside_its_sandbox() {
     let mut names: Vec<String> =
         std::fs::read_dir(planted.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     names.sort();
-    assert_eq!(names, ["canary.txt", "results.jsonl", "samples.jsonl", "secret.txt"]);
+    assert_eq!(names, ["canary.txt", "problems.jsonl", "results.jsonl", "samples.jsonl", "secret.txt"]);
 }
 
-#[test]
-fn a_candidate_cannot_reach_the_network_not_even_the_hosts_loopback() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let connector = format!(
+/// Passes only if every attempt to reach `port` on the host's loopback failed.
+fn connector(port: u16) -> String {
+    format!(
         r#"import socket
 failures = 0
 for host in ("127.0.0.1", "localhost", "::1"):
@@ -394,13 +397,37 @@ except OSError:
     failures += 1
 assert failures == 4, failures
 "#
-    );
-    let run = run(&[format!("{}{connector}", correct_body())], &["--timeout", "20"]);
-    assert_eq!(run.results[0]["passed"], true, "every connection failed: {}", run.results[0]["detail"]);
-    match listener.accept() {
-        Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
-        other => panic!("the listener saw a connection: {other:?}"),
+    )
+}
+
+/// A listener on the host's loopback, and a check that nobody connected to it.
+struct Listener(std::net::TcpListener);
+
+impl Listener {
+    fn open() -> Listener {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        Listener(listener)
     }
+
+    fn port(&self) -> u16 {
+        self.0.local_addr().unwrap().port()
+    }
+
+    fn assert_untouched(&self) {
+        match self.0.accept() {
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
+            other => panic!("the listener saw a connection: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_candidate_cannot_reach_the_network_not_even_the_hosts_loopback() {
+    let listener = Listener::open();
+    let run = run(&[format!("{}{}", correct_body(), connector(listener.port()))], &["--timeout", "20"]);
+    assert_eq!(run.results[0]["passed"], true, "every connection failed: {}", run.results[0]["detail"]);
+    listener.assert_untouched();
 }
 
 #[test]
@@ -441,6 +468,7 @@ fn fork_bombs_are_contained() {
 #[test]
 fn the_sandbox_holds_as_an_unprivileged_user() {
     let marker = unique_marker("unprivileged");
+    let listener = Listener::open();
     let mut victim = std::process::Command::new("sleep").arg("3600").spawn().unwrap();
     let planted = tempfile::tempdir().unwrap();
     std::fs::write(planted.path().join("canary.txt"), "canary").unwrap();
@@ -453,9 +481,11 @@ fn the_sandbox_holds_as_an_unprivileged_user() {
         format!("{}{}", correct_body(), sleeper(&marker, true)),
         "    pass\nimport os\nwhile True:\n    os.fork()\n".to_owned(),
         correct_body(),
+        format!("{}{}", correct_body(), connector(listener.port())),
+        "    pass\nheld = []\nwhile True:\n    held.append(bytearray(16 << 20))\n".to_owned(),
     ];
     let run = run_with(&completions, |command| {
-        command.args(["--timeout", "10", "--max-processes", "16"]);
+        command.args(["--timeout", "10", "--max-processes", "16", "--memory-limit", "512"]);
         as_unprivileged_user(command);
     });
     let victim_alive = victim.try_wait().unwrap().is_none();
@@ -463,8 +493,10 @@ fn the_sandbox_holds_as_an_unprivileged_user() {
     victim.wait().unwrap();
     assert!(run.finished.stdout.contains("sandbox       full"), "{}", run.finished.stdout);
     let passed: Vec<&Value> = run.results.iter().map(|r| &r["passed"]).collect();
-    assert_eq!(passed, [true, true, false, true, false, true], "{:#?}", run.results);
+    assert_eq!(passed, [true, true, false, true, false, true, true, false], "{:#?}", run.results);
     assert_eq!(status(&run.results[4]), "limit", "{}", run.results[4]);
+    assert_eq!(status(&run.results[7]), "out-of-memory", "{}", run.results[7]);
+    listener.assert_untouched();
     assert!(victim_alive, "the host process survived");
     assert_eq!(std::fs::read_to_string(planted.path().join("canary.txt")).unwrap(), "canary");
     assert_eq!(processes_marked(&marker), Vec::<u32>::new(), "no process outlives its sample");
