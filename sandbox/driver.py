@@ -76,6 +76,10 @@ def _insn(code, jt, jf, k):
     return struct.pack("HBBI", code, jt, jf, k & 0xFFFFFFFF)
 
 
+# Stands for the candidate's pid until a child writes its own in (see SignalFilter).
+_PID_PLACEHOLDER = 0x7FFF_FFF0
+
+
 def signal_filter(own_pid):
     """The BPF program that confines signals and tracing to the candidate itself."""
     arch, numbers = SYSCALLS[os.uname().machine]
@@ -89,9 +93,8 @@ def signal_filter(own_pid):
     ]
     for name in ALWAYS_DENIED:
         prog += [_insn(_BPF_JEQ_K, 0, 1, numbers[name]), _insn(_BPF_RET_K, 0, 0, _RET_EPERM)]
-    allowed_targets = [own_pid]
     for name in SIGNAL_SELF_ONLY:
-        targets = [own_pid, 0, -own_pid] if name in ("kill", "rt_sigqueueinfo") else allowed_targets
+        targets = [own_pid, 0, -own_pid] if name in ("kill", "rt_sigqueueinfo") else [own_pid]
         # if nr == name: load arg0 (low word) and compare it with each allowed target
         body = [_insn(_BPF_LD_W_ABS, 0, 0, 16)]
         for i, target in enumerate(targets):
@@ -119,23 +122,37 @@ def _prctl(option, arg2=0, arg3=0):
         raise OSError(err, os.strerror(err))
 
 
-def install_signal_filter(own_pid):
-    program = signal_filter(own_pid)
-    buf = ctypes.create_string_buffer(program, len(program))
-    fprog = _SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
-    _prctl(_PR_SET_NO_NEW_PRIVS, 1)
-    _prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog))
+class SignalFilter:
+    """The filter, built once in the driver; each child writes its own pid in and
+    installs it. Building it afresh in every child would cost more than the rest of
+    the child's set-up together, since every page Python touches there is copied."""
+
+    def __init__(self):
+        program = signal_filter(_PID_PLACEHOLDER)
+        self.buffer = ctypes.create_string_buffer(program, len(program))
+        self.fprog = _SockFprog(len(program) // 8, ctypes.cast(self.buffer, ctypes.c_void_p))
+        self.address = ctypes.addressof(self.fprog)
+        # Each instruction is 8 bytes, with its constant in the last 4.
+        constants = [struct.unpack_from("I", program, at + 4)[0] for at in range(0, len(program), 8)]
+        self.own = [at * 8 + 4 for at, k in enumerate(constants) if k == _PID_PLACEHOLDER]
+        self.negated = [at * 8 + 4 for at, k in enumerate(constants) if k == (-_PID_PLACEHOLDER) & 0xFFFFFFFF]
+
+    def install(self, own_pid):
+        """Confines this process; the caller must already have no_new_privs."""
+        for at in self.own:
+            struct.pack_into("I", self.buffer, at, own_pid)
+        for at in self.negated:
+            struct.pack_into("I", self.buffer, at, (-own_pid) & 0xFFFFFFFF)
+        _prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, self.address)
 
 
-def probe_signal_filter():
+def probe_signal_filter(signal_filter):
     """Whether the filter installs and holds here: tried once, in a throwaway child."""
-    if os.uname().machine not in SYSCALLS:
-        return False
     pid = os.fork()
     if pid == 0:
         code = 1
         try:
-            install_signal_filter(os.getpid())
+            signal_filter.install(os.getpid())
             try:
                 os.kill(os.getppid(), 0)
             except PermissionError:
@@ -170,16 +187,20 @@ def _describe(exc):
     return type(exc).__name__, text
 
 
-def _child(request, scratch, pipes, token, use_filter, driver):
-    """Runs in the forked child; never returns."""
+def _child(request, scratch, pipes, token, signal_filter, driver):
+    """Runs in the forked child; never returns. Every step here costs more than it
+    would in the driver, since each page it touches is copied: what can be done once
+    is done in the driver."""
     _write, _exit = os.write, os._exit
     out_w, err_w, res_w = pipes
     try:
         os.setsid()
-        # Should the driver die, the candidate dies with it rather than run on unwatched.
-        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != driver:
-            _exit(EXIT_SETUP_FAILED)
+        if driver != 1:
+            # Should the driver die, the candidate dies with it rather than run on
+            # unwatched. (As the init of a pid namespace, its death ends everything.)
+            _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != driver:
+                _exit(EXIT_SETUP_FAILED)
         # Its own /proc/self must be readable to it, as for any program; the filter
         # still keeps every other process from tracing it.
         _prctl(_PR_SET_DUMPABLE, 1)
@@ -203,13 +224,9 @@ def _child(request, scratch, pipes, token, use_filter, driver):
             value = request.get(key)
             if value:
                 resource.setrlimit(limit, (value + extra, value + extra + hard_extra))
-        os.environ["HOME"] = scratch
-        os.environ["TMPDIR"] = scratch
-        sys.argv = [""]
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        if use_filter:
-            install_signal_filter(os.getpid())
+        if signal_filter:
+            signal_filter.install(os.getpid())
         program = request["program"]
         del request
     except BaseException:
@@ -320,14 +337,27 @@ def _descendants():
     return found
 
 
-def kill_everything_below():
-    """Kills and reaps every descendant; returns once none is left."""
+def _kill_namespace():
+    """From the init of a pid namespace, SIGKILL to everything else in it at once."""
     if os.getpid() == 1:
-        # The init of a pid namespace kills everything else in it at once.
         try:
             os.kill(-1, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def _kill_candidate(pid):
+    """SIGKILL to the candidate's process group, and to all its namespace holds."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    _kill_namespace()
+
+
+def kill_everything_below():
+    """Kills and reaps every descendant; returns once none is left."""
+    _kill_namespace()
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
@@ -372,8 +402,9 @@ def _signal_name(number):
         return f"signal {number}"
 
 
-def run(request, scratch_root, harness_fd, sequence, use_filter):
-    scratch = os.path.join(scratch_root, str(sequence))
+def run(request, scratch, harness_fd, responses_fd, signal_filter):
+    """Runs one candidate and sends its verdict; returns False if the harness is gone."""
+    scratch_root = os.path.dirname(scratch)
     os.mkdir(scratch, 0o700)
     token = os.urandom(16).hex().encode()
     out_r, out_w = os.pipe()
@@ -386,7 +417,7 @@ def run(request, scratch_root, harness_fd, sequence, use_filter):
     pid = os.fork()
     if pid == 0:
         try:
-            _child(request, scratch, (out_w, err_w, res_w), token, use_filter, driver)
+            _child(request, scratch, (out_w, err_w, res_w), token, signal_filter, driver)
         finally:
             os._exit(EXIT_SETUP_FAILED)
     for fd in (out_w, err_w, res_w):
@@ -424,30 +455,49 @@ def run(request, scratch_root, harness_fd, sequence, use_filter):
         if harness_gone:
             break
     duration = time.monotonic() - started
-    # The verdict is decided; nothing the candidate left behind may change it.
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    if exit_status is None:
-        _, exit_status, usage = os.wait4(pid, 0)
-    kill_everything_below()
-    os.close(pidfd)
-    # Every writer is dead, so these reads end.
+    # The verdict is decided; nothing the candidate left behind may change it. Once
+    # every process of the candidate has SIGKILL pending none runs another instruction,
+    # so the verdict goes out before they are reaped, which overlaps with the harness.
+    _kill_candidate(pid)
     for fd in (out_r, err_r, res_r):
-        while True:
-            data = os.read(fd, READ_CHUNK)
-            if not data:
-                break
-            if fd == res_r:
-                scanner.feed(data)
-            else:
-                streams[fd].feed(data)
+        os.set_blocking(fd, False)
+        _drain(fd, res_r, scanner, streams)
+    if not harness_gone:
+        _send(responses_fd, _verdict(request, scanner, timed_out, exit_status, usage, duration, streams[out_r], streams[err_r]))
+    if exit_status is None:
+        os.wait4(pid, 0)
+    kill_everything_below()
+    for fd in (pidfd, out_r, err_r, res_r):
         os.close(fd)
-    # Candidates may write anywhere in the scratch root (at level full, all of /tmp).
-    _empty(scratch_root)
-    if harness_gone:
-        return None
+    # Candidates may write anywhere in the scratch root (at level full, all of /tmp);
+    # most leave nothing, and an empty directory and root need no walk.
+    try:
+        os.rmdir(scratch)
+        clean = not os.listdir(scratch_root)
+    except OSError:
+        clean = False
+    if not clean:
+        _empty(scratch_root)
+    return not harness_gone
+
+
+def _drain(fd, res_r, scanner, streams):
+    """Reads what is waiting in a (non-blocking) pipe."""
+    while True:
+        try:
+            data = os.read(fd, READ_CHUNK)
+        except BlockingIOError:
+            return
+        if not data:
+            return
+        if fd == res_r:
+            scanner.feed(data)
+        else:
+            streams[fd].feed(data)
+
+
+def _verdict(request, scanner, timed_out, exit_status, usage, duration, out, err):
+    timeout = float(request["timeout"])
     if scanner.record is not None:
         verdict = scanner.record
     elif timed_out:
@@ -468,7 +518,6 @@ def run(request, scratch_root, harness_fd, sequence, use_filter):
         if code == EXIT_SETUP_FAILED:
             detail = "the candidate's process could not be set up"
         verdict = {"status": "error", "detail": detail, "result": f"failed: {detail}"}
-    out, err = streams[out_r], streams[err_r]
     verdict.update(
         id=request.get("id"),
         duration=round(duration, 6),
@@ -506,19 +555,23 @@ def main():
         os._exit(128 + signum)
 
     signal.signal(signal.SIGTERM, stop)
-    use_filter = filter_wanted and probe_signal_filter()
-    _send(responses_fd, {"ready": True, "signal_filter": use_filter, "python": sys.version.split()[0]})
+    # no_new_privs once, for the driver and so for every child: a filter needs it, and
+    # nothing here needs privilege.
+    _prctl(_PR_SET_NO_NEW_PRIVS, 1)
+    signal_filter = SignalFilter() if filter_wanted and os.uname().machine in SYSCALLS else None
+    if signal_filter and not probe_signal_filter(signal_filter):
+        signal_filter = None
+    _send(responses_fd, {"ready": True, "signal_filter": signal_filter is not None, "python": sys.version.split()[0]})
+    # One working directory, made fresh for each candidate, so that the variables that
+    # name it are set once here rather than in every child.
+    scratch = os.path.join(scratch_root, "work")
+    os.environ["HOME"] = os.environ["TMPDIR"] = scratch
+    sys.argv = [""]
     requests = os.fdopen(requests_fd, "rb")
-    sequence = 0
     while True:
         line = requests.readline()
-        if not line:
+        if not line or not run(json.loads(line), scratch, requests_fd, responses_fd, signal_filter):
             return
-        sequence += 1
-        verdict = run(json.loads(line), scratch_root, requests_fd, sequence, use_filter)
-        if verdict is None:
-            return
-        _send(responses_fd, verdict)
 
 
 if __name__ == "__main__":
