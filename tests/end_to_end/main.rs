@@ -8,4 +8,5 @@ mod bundled;
 mod degraded;
 mod hostile;
 mod humaneval;
+mod scale;
 mod scoring;

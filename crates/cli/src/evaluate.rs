@@ -12,11 +12,18 @@ use passk_runner::{Interpreter, Isolation, Job, Level, Limits, Pool, PoolOptions
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 
+use crate::dedup::{self, Dedup, Key, Offer, Sample};
 use crate::input::{self, InputError, ProblemSet};
 use crate::jsonl::JsonlReader;
 use crate::output::LineWriter;
 use crate::report::{Report, Tally};
 use crate::CommandError;
+
+/// How many samples may be read ahead of the last one written. Results are written in
+/// the samples' order, so everything after a slow sample waits in memory; this bound
+/// keeps that memory flat, and is wide enough that the other workers go on through a
+/// sample's whole time limit.
+const READ_AHEAD: usize = 4096;
 
 /// Bytes of each output stream kept per candidate, for the debug log; the rest is read
 /// and discarded.
@@ -31,15 +38,24 @@ pub struct EvaluateOptions {
     pub timeout: Duration,
     pub sandbox: SandboxMode,
     pub limits: Limits,
+    /// Run each distinct program once and give its verdict to every identical sample.
+    pub dedup: bool,
     pub python: OsString,
     pub results: PathBuf,
     pub summary: Option<PathBuf>,
 }
 
+/// A sample read and checked, with the program it stands for.
+struct Pending {
+    sample: Sample,
+    key: Key,
+    program: Program,
+}
+
 /// What travels with a job, so its verdict can be written in the samples' order.
 struct Tag {
-    index: usize,
-    fields: Map<String, Value>,
+    sample: Sample,
+    key: Key,
 }
 
 pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
@@ -74,53 +90,58 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     let signal_filter = pool.signal_filter();
     tracing::info!(jobs = options.jobs, sandbox = %isolation.level, signal_filter, "workers ready");
     warn_about_isolation(&isolation, signal_filter);
-    let mut results = LineWriter::create(&options.results)
+    let results = LineWriter::create(&options.results)
         .map_err(|source| CommandError::Write { path: options.results.display().to_string(), source })?;
 
     let (job_tx, job_rx) = mpsc::channel(options.jobs * 4);
-    let (verdict_tx, mut verdict_rx) = mpsc::channel(options.jobs * 4);
+    let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
+    let (sample_tx, mut sample_rx) = mpsc::channel(options.jobs * 4);
     let running = tokio::spawn(pool.run(job_rx, verdict_tx));
     let feeding = {
         let problems = problems.clone();
         let path = options.samples.clone();
-        tokio::task::spawn_blocking(move || feed(&path, &problems, total, &job_tx))
+        tokio::task::spawn_blocking(move || feed(&path, &problems, total, &sample_tx))
     };
 
     let progress = progress_bar(total as u64);
-    let mut tally = Tally::default();
-    let mut waiting: BTreeMap<usize, (Map<String, Value>, Verdict)> = BTreeMap::new();
-    let mut next = 0;
-    while let Some((tag, verdict)) = verdict_rx.recv().await {
-        waiting.insert(tag.index, (tag.fields, verdict));
-        while let Some((mut fields, verdict)) = waiting.remove(&next) {
-            let task_id = fields.get("task_id").and_then(Value::as_str).unwrap_or_default().to_owned();
-            tracing::debug!(
-                sample = next,
-                task_id,
-                status = %verdict.status,
-                duration = verdict.duration,
-                stdout_bytes = verdict.stdout_bytes,
-                stderr_bytes = verdict.stderr_bytes,
-                stdout = verdict.stdout,
-                stderr = verdict.stderr,
-                "{}",
-                verdict.detail
-            );
-            tally.add(&task_id, verdict.passed(), Some(verdict.status.as_str()));
-            fields.insert("passed".into(), json!(verdict.passed()));
-            fields.insert("result".into(), json!(verdict.result));
-            fields.insert("status".into(), json!(verdict.status));
-            fields.insert("detail".into(), json!(verdict.detail));
-            fields.insert("duration".into(), json!(verdict.duration));
-            results
-                .write(&Value::Object(fields))
-                .map_err(|source| CommandError::Write { path: results.path().display().to_string(), source })?;
-            progress.inc(1);
-            next += 1;
+    let mut output = Output { results, tally: Tally::default(), waiting: BTreeMap::new(), next: 0, progress };
+    let mut dedup = Dedup::new(options.dedup);
+    let mut job_tx = Some(job_tx);
+    let mut read = 0;
+    // One task owns the dedup state: it takes samples as the reader produces them and
+    // verdicts as the pool produces them, and writes results in the samples' order.
+    loop {
+        tokio::select! {
+            pending = sample_rx.recv(), if job_tx.is_some() && read - output.next < READ_AHEAD => match pending {
+                Some(Pending { sample, key, program }) => match (read += 1, dedup.offer(key, sample)).1 {
+                    Offer::Run(sample) => {
+                        let jobs = job_tx.as_ref().expect("open while samples come");
+                        if jobs.send(Job { program, tag: Tag { sample, key } }).await.is_err() {
+                            // The pool stopped; its error is the one to report.
+                            job_tx = None;
+                        }
+                    }
+                    Offer::Known(sample, verdict) => output.put(sample, verdict)?,
+                    Offer::Waiting => {}
+                },
+                // Every sample is in: closing the queue lets the pool finish.
+                None => job_tx = None,
+            },
+            verdict = verdict_rx.recv() => match verdict {
+                Some((Tag { sample, key }, verdict)) => {
+                    for twin in dedup.settle(key, &verdict) {
+                        output.put(twin, verdict.clone())?;
+                    }
+                    output.put(sample, verdict)?;
+                }
+                None => break,
+            },
         }
     }
+    let Output { results, tally, progress, next, .. } = output;
     progress.finish_and_clear();
     running.await.expect("the pool does not panic")?;
+    drop(sample_rx);
     feeding.await.expect("feeding samples does not panic")?;
     if next != total {
         return Err(InputError::Changed { path: options.samples.display().to_string(), line: next }.into());
@@ -133,7 +154,9 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         tally: &tally,
         scores: &scores,
         settings: settings(&options, &problems, &interpreter, &isolation, signal_filter, &results_path),
+        run: run_facts(&dedup),
         footer: vec![
+            ("executed".into(), format!("{} ({} identical samples reused a verdict)", dedup.executions, dedup.reused)),
             ("sandbox".into(), isolation.level.to_string()),
             ("limits".into(), describe_limits(options.timeout, &options.limits)),
         ],
@@ -171,12 +194,12 @@ fn count_valid_samples(path: &std::path::Path, problems: &ProblemSet) -> Result<
     Ok(count)
 }
 
-/// Sends every sample to the pool, in file order.
+/// Reads every sample again, in file order, and sends it on with its program.
 fn feed(
     path: &std::path::Path,
     problems: &ProblemSet,
     total: usize,
-    jobs: &mpsc::Sender<Job<Tag>>,
+    samples: &mpsc::Sender<Pending>,
 ) -> Result<(), InputError> {
     let reader = JsonlReader::open(path)?;
     let source = reader.source().to_owned();
@@ -188,12 +211,55 @@ fn feed(
         }
         let problem = &problems.problems[sample.problem];
         let program = Program::new(&problem.prompt, &sample.candidate, &problem.test, &problem.entry_point);
-        if jobs.blocking_send(Job { program, tag: Tag { index, fields: sample.fields } }).is_err() {
-            // The pool stopped; its error is the one to report.
+        let pending = Pending { sample: Sample { index, fields: sample.fields }, key: dedup::key(&program), program };
+        if samples.blocking_send(pending).is_err() {
+            // The run stopped; its error is the one to report.
             return Ok(());
         }
     }
     Ok(())
+}
+
+/// Results waiting for their turn, and the file they go to in the samples' order.
+struct Output {
+    results: LineWriter,
+    tally: Tally,
+    waiting: BTreeMap<usize, (Map<String, Value>, Verdict)>,
+    next: usize,
+    progress: ProgressBar,
+}
+
+impl Output {
+    fn put(&mut self, sample: Sample, verdict: Verdict) -> Result<(), CommandError> {
+        self.waiting.insert(sample.index, (sample.fields, verdict));
+        while let Some((mut fields, verdict)) = self.waiting.remove(&self.next) {
+            let task_id = fields.get("task_id").and_then(Value::as_str).unwrap_or_default().to_owned();
+            tracing::debug!(
+                sample = self.next,
+                task_id,
+                status = %verdict.status,
+                duration = verdict.duration,
+                stdout_bytes = verdict.stdout_bytes,
+                stderr_bytes = verdict.stderr_bytes,
+                stdout = verdict.stdout,
+                stderr = verdict.stderr,
+                "{}",
+                verdict.detail
+            );
+            self.tally.add(&task_id, verdict.passed(), Some(verdict.status.as_str()));
+            fields.insert("passed".into(), json!(verdict.passed()));
+            fields.insert("result".into(), json!(verdict.result));
+            fields.insert("status".into(), json!(verdict.status));
+            fields.insert("detail".into(), json!(verdict.detail));
+            fields.insert("duration".into(), json!(verdict.duration));
+            self.results
+                .write(&Value::Object(fields))
+                .map_err(|source| CommandError::Write { path: self.results.path().display().to_string(), source })?;
+            self.progress.inc(1);
+            self.next += 1;
+        }
+        Ok(())
+    }
 }
 
 fn progress_bar(total: u64) -> ProgressBar {
@@ -205,6 +271,24 @@ fn progress_bar(total: u64) -> ProgressBar {
         .expect("the template is valid");
     bar.set_style(style);
     bar
+}
+
+/// What happened during the run, as opposed to what was asked for.
+fn run_facts(dedup: &Dedup) -> Map<String, Value> {
+    let mut run = Map::new();
+    run.insert("executions".into(), json!(dedup.executions));
+    run.insert("reused".into(), json!(dedup.reused));
+    run.insert("harness_peak_rss_kib".into(), json!(peak_rss_kib()));
+    run
+}
+
+/// The most memory this process's own address space has held at once, in KiB, or
+/// None where /proc does not say. (getrusage's maximum would also count what the
+/// process that started passk held when it forked, which survives the exec.)
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// One warning naming what is missing and what would enable it; louder for `none`.
@@ -268,6 +352,7 @@ fn settings(
     settings.insert("jobs".into(), json!(options.jobs));
     settings.insert("timeout".into(), json!(options.timeout.as_secs_f64()));
     settings.insert("limits".into(), json!(options.limits));
+    settings.insert("dedup".into(), json!(options.dedup));
     settings.insert("python".into(), json!(interpreter.executable.display().to_string()));
     settings.insert("python_version".into(), json!(interpreter.version));
     settings.insert("sandbox".into(), json!(isolation.level));

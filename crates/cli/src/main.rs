@@ -5,6 +5,7 @@
 //! line so that bad input is caught before anything runs, hands the programs to the
 //! runner, writes the results in the samples' order, and prints the scores.
 
+mod dedup;
 mod evaluate;
 mod input;
 mod jsonl;
@@ -109,6 +110,10 @@ struct EvaluateArgs {
     /// Also write the summary as JSON to this path.
     #[arg(long)]
     summary: Option<PathBuf>,
+    /// Run every sample, even one identical to another (by default a program is run once
+    /// and its verdict given to every identical sample).
+    #[arg(long)]
+    no_dedup: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -230,6 +235,7 @@ fn run(command: Command) -> Result<(), CommandError> {
                     open_files: args.open_files,
                     tmp_mib: args.tmp_size,
                 },
+                dedup: !args.no_dedup,
                 python: args.python,
                 results,
                 summary: args.summary,

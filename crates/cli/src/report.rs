@@ -57,6 +57,8 @@ pub struct Report<'a> {
     pub scores: &'a [Summary],
     /// Every setting the numbers depend on, recorded in the JSON summary.
     pub settings: Map<String, Value>,
+    /// Facts of the run itself, recorded in the JSON summary.
+    pub run: Map<String, Value>,
     /// Rows the table ends with: the conditions the numbers were measured under.
     pub footer: Vec<(String, String)>,
 }
@@ -125,6 +127,9 @@ impl Report<'_> {
         summary.insert("samples".into(), json!(self.tally.samples()));
         summary.insert("counts".into(), json!(self.tally.statuses));
         summary.insert("settings".into(), Value::Object(self.settings.clone()));
+        if !self.run.is_empty() {
+            summary.insert("run".into(), Value::Object(self.run.clone()));
+        }
         summary.insert("per_problem".into(), json!(per_problem));
         Value::Object(summary)
     }

@@ -125,11 +125,12 @@ impl Pool {
     }
 
     /// Runs every job from `jobs`, each on whichever slot frees up first, and sends each
-    /// verdict with its job's tag. Returns once `jobs` is closed and drained.
+    /// verdict with its job's tag. Returns once `jobs` is closed and drained. Results
+    /// are never held up: there are never more of them than jobs taken.
     pub async fn run<T: Send + 'static>(
         self,
         jobs: mpsc::Receiver<Job<T>>,
-        results: mpsc::Sender<(T, Verdict)>,
+        results: mpsc::UnboundedSender<(T, Verdict)>,
     ) -> Result<(), PoolError> {
         let Pool { options, drivers, workdir, context, isolation, .. } = self;
         let jobs = Arc::new(Mutex::new(jobs));
@@ -179,12 +180,12 @@ impl Worker {
     async fn serve<T>(
         mut self,
         jobs: Arc<Mutex<mpsc::Receiver<Job<T>>>>,
-        results: mpsc::Sender<(T, Verdict)>,
+        results: mpsc::UnboundedSender<(T, Verdict)>,
     ) -> Result<(), PoolError> {
         loop {
             let Some(job) = jobs.lock().await.recv().await else { break };
             let verdict = self.run(&job.program).await?;
-            if results.send((job.tag, verdict)).await.is_err() {
+            if results.send((job.tag, verdict)).is_err() {
                 self.stop().await;
                 return Err(PoolError::ResultsClosed);
             }

@@ -1,0 +1,89 @@
+//! Running each distinct program once. At n = 200 and a low temperature, many samples of
+//! a problem are the same text; their program, and so their verdict, is the same.
+
+use std::collections::{HashMap, VecDeque};
+
+use passk_runner::{Program, Verdict};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+/// How many verdicts are kept for reuse. Samples of a problem usually sit together, so
+/// a bounded memory catches nearly every repeat while keeping the harness's memory flat
+/// however many samples there are.
+const REMEMBERED: usize = 50_000;
+
+pub type Key = [u8; 32];
+
+pub fn key(program: &Program) -> Key {
+    Sha256::digest(program.as_str().as_bytes()).into()
+}
+
+/// A sample waiting for, or given, a verdict.
+#[derive(Debug)]
+pub struct Sample {
+    pub index: usize,
+    pub fields: Map<String, Value>,
+}
+
+/// What to do with a sample.
+#[derive(Debug)]
+pub enum Offer {
+    /// Run it: no verdict for its program is known or on its way.
+    Run(Sample),
+    /// Its verdict is already known.
+    Known(Sample, Verdict),
+    /// Its program is running for an earlier sample; it gets the same verdict.
+    Waiting,
+}
+
+#[derive(Debug, Default)]
+pub struct Dedup {
+    enabled: bool,
+    known: HashMap<Key, Verdict>,
+    order: VecDeque<Key>,
+    waiting: HashMap<Key, Vec<Sample>>,
+    /// Programs run.
+    pub executions: u64,
+    /// Samples given the verdict of an identical one.
+    pub reused: u64,
+}
+
+impl Dedup {
+    pub fn new(enabled: bool) -> Dedup {
+        Dedup { enabled, ..Dedup::default() }
+    }
+
+    pub fn offer(&mut self, key: Key, sample: Sample) -> Offer {
+        if self.enabled {
+            if let Some(verdict) = self.known.get(&key) {
+                self.reused += 1;
+                return Offer::Known(sample, verdict.clone());
+            }
+            if let Some(waiting) = self.waiting.get_mut(&key) {
+                self.reused += 1;
+                waiting.push(sample);
+                return Offer::Waiting;
+            }
+            self.waiting.insert(key, Vec::new());
+        }
+        self.executions += 1;
+        Offer::Run(sample)
+    }
+
+    /// The verdict for `key` has come: returns the samples that were waiting for it.
+    pub fn settle(&mut self, key: Key, verdict: &Verdict) -> Vec<Sample> {
+        if !self.enabled {
+            return Vec::new();
+        }
+        let waiting = self.waiting.remove(&key).unwrap_or_default();
+        if self.known.insert(key, verdict.clone()).is_none() {
+            self.order.push_back(key);
+            if self.order.len() > REMEMBERED {
+                if let Some(oldest) = self.order.pop_front() {
+                    self.known.remove(&oldest);
+                }
+            }
+        }
+        waiting
+    }
+}
