@@ -63,17 +63,20 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     if same_file(&options.samples, &options.results) {
         return Err(InputError::ResultsOverSamples { path: options.results.display().to_string() }.into());
     }
-    let problems = Arc::new(ProblemSet::load(&options.problems)?);
     // Every line is checked before anything runs, so a bad line late in a large file
-    // costs nothing and never leaves half a results file behind.
-    let total = {
-        let problems = problems.clone();
-        let path = options.samples.clone();
-        tokio::task::spawn_blocking(move || count_valid_samples(&path, &problems))
-            .await
-            .expect("reading samples does not panic")?
+    // costs nothing and never leaves half a results file behind. Meanwhile the
+    // interpreter is found; a bad input is still reported first.
+    let checking = {
+        let (problems, samples) = (options.problems.clone(), options.samples.clone());
+        tokio::task::spawn_blocking(move || {
+            let problems = ProblemSet::load(&problems)?;
+            let total = count_valid_samples(&samples, &problems)?;
+            Ok::<_, InputError>((Arc::new(problems), total))
+        })
     };
-    let interpreter = Interpreter::resolve(&options.python).await?;
+    let interpreter = Interpreter::resolve(&options.python).await;
+    let (problems, total) = checking.await.expect("checking the input does not panic")?;
+    let interpreter = interpreter?;
     tracing::info!(python = %interpreter.executable.display(), version = %interpreter.version, "interpreter resolved");
     let helper = std::env::current_exe().map_err(CommandError::OwnExecutable)?;
     let pool = Pool::start(PoolOptions {

@@ -1,6 +1,8 @@
 //! One warm interpreter: the harness's end of the driver protocol.
 
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -106,26 +108,33 @@ impl Driver {
             return Err(DriverError::Spawn(std::io::Error::other("driver pipes missing")));
         };
         let (stderr_tx, stderr_rx) = tokio::sync::oneshot::channel();
+        let ready_flag = Arc::new(AtomicBool::new(false));
+        let ready_seen = ready_flag.clone();
         tokio::spawn(async move {
-            // Before the driver is ready its stderr explains a failed start; after, any
-            // line is a driver fault worth logging.
+            // Before the driver is ready its stderr explains a failed start, which the
+            // caller reports (a sandbox level may simply be unavailable here); after, any
+            // line is a driver fault worth a warning.
             let mut lines = BufReader::new(stderr).lines();
             let mut early = Vec::new();
-            let mut stderr_tx = Some(stderr_tx);
             while let Ok(Some(line)) = lines.next_line().await {
-                tracing::warn!(slot, "driver: {line}");
-                early.push(line);
-                if early.len() > 20 {
-                    early.remove(0);
+                if ready_seen.load(Ordering::Relaxed) {
+                    tracing::warn!(slot, "driver: {line}");
+                } else {
+                    tracing::debug!(slot, "driver: {line}");
+                    early.push(line);
+                    if early.len() > 20 {
+                        early.remove(0);
+                    }
                 }
             }
-            if let Some(tx) = stderr_tx.take() {
-                let _ = tx.send(early.join("\n"));
-            }
+            let _ = stderr_tx.send(early.join("\n"));
         });
         let mut driver = Driver { leader, stdin, stdout: BufReader::new(stdout), line: String::new() };
         let ready = match tokio::time::timeout(START_LIMIT, driver.read_message::<Ready>()).await {
-            Ok(Ok(ready)) => ready,
+            Ok(Ok(ready)) => {
+                ready_flag.store(true, Ordering::Relaxed);
+                ready
+            }
             Ok(Err(DriverError::Died)) => {
                 let _ = driver.leader.wait().await;
                 let stderr = stderr_rx.await.unwrap_or_default();

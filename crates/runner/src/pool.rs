@@ -86,32 +86,33 @@ impl Pool {
             limits: options.limits,
             environment: ENVIRONMENT.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
         });
-        let isolation = context.choose(options.sandbox).await?;
-        let mut starting = JoinSet::new();
-        for slot in 0..options.jobs {
-            let context = context.clone();
-            let level = isolation.level;
-            starting.spawn(async move { start_driver(&context, level, slot).await });
-        }
-        let mut drivers = Vec::with_capacity(options.jobs);
-        let mut signal_filter = true;
-        let mut failure = None;
-        while let Some(joined) = starting.join_next().await {
-            match joined.expect("starting a driver does not panic") {
-                Ok((driver, ready)) => {
-                    signal_filter &= ready.signal_filter;
-                    drivers.push(driver);
+        let (weakest, stronger) =
+            SandboxContext::levels(options.sandbox).split_last().expect("every mode allows some level");
+        let mut refused = Vec::new();
+        for &level in stronger {
+            match start_drivers(&context, level, options.jobs).await {
+                Ok((drivers, signal_filter)) => {
+                    let isolation = Isolation { level, refused };
+                    return Ok(Pool { options, drivers, isolation, signal_filter, context, workdir });
                 }
-                Err(error) => failure = Some(error),
+                Err(error) => {
+                    let reason = refusal(&error).ok_or(error)?;
+                    tracing::info!(%level, "sandbox level unavailable: {reason}");
+                    refused.push((level, reason));
+                }
             }
         }
-        if let Some(error) = failure {
-            for driver in drivers {
-                driver.stop().await;
+        match start_drivers(&context, *weakest, options.jobs).await {
+            Ok((drivers, signal_filter)) => {
+                let isolation = Isolation { level: *weakest, refused };
+                Ok(Pool { options, drivers, isolation, signal_filter, context, workdir })
             }
-            return Err(error);
+            Err(error) if options.sandbox == SandboxMode::Strict => match refusal(&error) {
+                Some(reason) => Err(SandboxError::StrictUnavailable { reason }.into()),
+                None => Err(error),
+            },
+            Err(error) => Err(error),
         }
-        Ok(Pool { options, drivers, isolation, signal_filter, context, workdir })
     }
 
     /// The isolation candidates run under.
@@ -162,8 +163,56 @@ impl Pool {
     }
 }
 
+/// Why drivers could not come up at a level, if the level itself may be to blame: a
+/// driver that exited before it was ready says why in the last line it wrote. `None`
+/// for faults of the run itself, which no other level would mend.
+fn refusal(error: &PoolError) -> Option<String> {
+    match error {
+        PoolError::Start { source: DriverError::NotReady { stderr }, .. } => {
+            let line = stderr.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("the set-up failed");
+            Some(line.trim().trim_start_matches("passk sandbox: ").to_owned())
+        }
+        PoolError::Start { source: DriverError::StartTimeout, .. } => Some(error.to_string()),
+        _ => None,
+    }
+}
+
+/// Starts one driver per slot at `level`, all at once; all must come up.
+async fn start_drivers(
+    context: &Arc<SandboxContext>,
+    level: Level,
+    jobs: usize,
+) -> Result<(Vec<Driver>, bool), PoolError> {
+    let mut starting = JoinSet::new();
+    for slot in 0..jobs {
+        let context = context.clone();
+        starting.spawn(async move { start_driver(&context, level, slot).await });
+    }
+    let mut drivers = Vec::with_capacity(jobs);
+    let mut signal_filter = true;
+    let mut failure = None;
+    while let Some(joined) = starting.join_next().await {
+        match joined.expect("starting a driver does not panic") {
+            Ok((driver, ready)) => {
+                signal_filter &= ready.signal_filter;
+                drivers.push(driver);
+            }
+            Err(error) => failure = Some(error),
+        }
+    }
+    match failure {
+        None => Ok((drivers, signal_filter)),
+        Some(error) => {
+            for driver in drivers {
+                driver.stop().await;
+            }
+            Err(error)
+        }
+    }
+}
+
 async fn start_driver(context: &SandboxContext, level: Level, slot: usize) -> Result<(Driver, Ready), PoolError> {
-    let policy = context.policy(level, slot, false);
+    let policy = context.policy(level, slot);
     context.prepare_slot(&policy, slot).map_err(PoolError::Workdir)?;
     Driver::start(context, &policy, slot).await.map_err(|source| PoolError::Start { slot, source })
 }

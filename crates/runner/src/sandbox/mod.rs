@@ -21,8 +21,6 @@ mod syscall;
 
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::Duration;
 
 use nix::errno::Errno;
 use nix::sys::wait::{waitpid, WaitStatus};
@@ -178,8 +176,6 @@ impl Isolation {
 pub enum SandboxError {
     #[error("full isolation is unavailable ({reason}); {}", Isolation::advice())]
     StrictUnavailable { reason: String },
-    #[error("cannot prepare the sandbox")]
-    Prepare(#[source] std::io::Error),
 }
 
 /// What the harness knows when it builds each slot's sandbox.
@@ -197,11 +193,9 @@ pub struct SandboxContext {
     pub environment: Vec<(String, String)>,
 }
 
-const PROBE_LIMIT: Duration = Duration::from_secs(30);
-
 impl SandboxContext {
     /// The policy for one worker slot at `level`.
-    pub fn policy(&self, level: Level, slot: usize, probe: bool) -> HelperPolicy {
+    pub fn policy(&self, level: Level, slot: usize) -> HelperPolicy {
         let mounts = Mounts::from_policy();
         let mut read_only = mounts.read_only.clone();
         for path in &self.interpreter_paths {
@@ -222,7 +216,6 @@ impl SandboxContext {
             interpreter: self.interpreter.clone(),
             driver: self.driver.clone(),
             scratch: self.slot_dir(slot).join("scratch"),
-            probe,
         }
     }
 
@@ -259,50 +252,14 @@ impl SandboxContext {
         command
     }
 
-    /// Tries the real set-up at `level`, running the interpreter inside; `Err` holds
-    /// what the host answered.
-    async fn probe(&self, level: Level) -> Result<(), String> {
-        let policy = self.policy(level, 0, true);
-        self.prepare_slot(&policy, 0).map_err(|error| format!("cannot prepare a slot: {error}"))?;
-        let mut command = self.command(&policy);
-        command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).kill_on_drop(true);
-        let output = match tokio::time::timeout(PROBE_LIMIT, command.output()).await {
-            Ok(Ok(output)) => output,
-            Ok(Err(error)) => return Err(format!("cannot start the helper: {error}")),
-            Err(_) => return Err(format!("the set-up did not finish within {} s", PROBE_LIMIT.as_secs())),
-        };
-        if output.status.success() {
-            return Ok(());
-        }
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let reason = stderr.trim().trim_start_matches("passk sandbox: ");
-        Err(if reason.is_empty() { format!("the set-up failed ({})", output.status) } else { reason.to_owned() })
-    }
-
-    /// Finds the strongest level `mode` allows that works here.
-    pub async fn choose(&self, mode: SandboxMode) -> Result<Isolation, SandboxError> {
-        let candidates: &[Level] = match mode {
+    /// The levels `mode` allows, strongest first. Each is tried for real, by starting
+    /// the workers in it, and the first that comes up is used.
+    pub fn levels(mode: SandboxMode) -> &'static [Level] {
+        match mode {
             SandboxMode::None => &[Level::None],
             SandboxMode::Strict => &[Level::Full],
             SandboxMode::Auto if Uid::effective().is_root() => &[Level::Full, Level::Uid, Level::Minimal],
             SandboxMode::Auto => &[Level::Full, Level::Minimal],
-        };
-        let mut refused = Vec::new();
-        for &level in candidates {
-            match self.probe(level).await {
-                Ok(()) => return Ok(Isolation { level, refused }),
-                Err(reason) => {
-                    tracing::info!(%level, "sandbox level unavailable: {reason}");
-                    refused.push((level, reason));
-                }
-            }
-        }
-        let reason = refused.first().map_or_else(String::new, |(_, reason)| reason.clone());
-        match mode {
-            SandboxMode::Strict => Err(SandboxError::StrictUnavailable { reason }),
-            // The weakest level needs nothing the host can refuse, so its failure means
-            // the interpreter itself does not run; starting the drivers will say why.
-            _ => Ok(Isolation { level: *candidates.last().expect("a mode has levels"), refused }),
         }
     }
 }

@@ -115,8 +115,6 @@ pub struct HelperPolicy {
     pub driver: PathBuf,
     /// Where candidates' working directories go, outside the sandbox (levels below `full`).
     pub scratch: PathBuf,
-    /// Run `python -c pass` instead of the driver, to find out whether this level works.
-    pub probe: bool,
 }
 
 /// Where the driver lives inside a `full` sandbox.
@@ -128,9 +126,6 @@ impl HelperPolicy {
     /// The command the helper finally executes.
     pub fn command(&self) -> Vec<String> {
         let interpreter = self.interpreter.display().to_string();
-        if self.probe {
-            return vec![interpreter, "-I".into(), "-c".into(), "pass".into()];
-        }
         let (driver, scratch) = match self.level {
             Level::Full => (DRIVER_INSIDE.to_owned(), SCRATCH_INSIDE.to_owned()),
             _ => (self.driver.display().to_string(), self.scratch.display().to_string()),

@@ -150,7 +150,6 @@ mod tests {
             interpreter: PathBuf::from("/opt/python/bin/python3"),
             driver: PathBuf::from("/work/driver.py"),
             scratch: PathBuf::from("/work/slot-1"),
-            probe: false,
         }
     }
 
