@@ -88,6 +88,22 @@ def measure(args, name, samples, rounds, work):
     return report
 
 
+def scaling(args, samples, work):
+    """passk alone at 1 worker up to one per CPU: samples per second, and the speedup."""
+    problems = os.path.join(args.humaneval, "HumanEval.jsonl.gz")
+    count = sum(1 for line in open(samples) if line.strip())
+    rows = []
+    for jobs in range(1, (os.cpu_count() or 1) + 1):
+        command = [args.passk, "evaluate", samples, "--problems", problems, "--jobs", str(jobs), "--no-dedup", "--k",
+                   "1", "--python", sys.executable, "--results", os.path.join(work, "scaling.jsonl")]
+        seconds = statistics.median(timed(command)[0] for _ in range(args.rounds))
+        print(f"  scaling: passk at {jobs} jobs {seconds:.2f} s", file=sys.stderr)
+        rows.append({"jobs": jobs, "seconds": round(seconds, 3), "samples_per_second": round(count / seconds, 1)})
+    for row in rows:
+        row["speedup_over_one_job"] = round(rows[0]["seconds"] / row["seconds"], 2)
+    return rows
+
+
 def timeout_mix(problems, path, loops):
     """Canonical solutions, with `loops` endless loops spread among them."""
     import gzip
@@ -134,15 +150,20 @@ def main():
         timeout_mix(problems, mix, loops=8)
         reports = [measure(args, "HumanEval, no time-outs", samples, args.rounds, work),
                    measure(args, "HumanEval with time-outs", mix, 1, work)]
+        scaled = scaling(args, samples, work)
     machine = {"cpus": os.cpu_count(), "python": sys.version.split()[0], "kernel": os.uname().release}
     with open("/proc/cpuinfo") as cpuinfo:
         machine["cpu"] = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), "?")
     for report in reports:
         print_table(report)
+    print("\npassk alone, by workers:")
+    for row in scaled:
+        print(f"  {row['jobs']} jobs: {row['samples_per_second']:.1f} samples/s, "
+              f"{row['speedup_over_one_job']}x one job's throughput")
     print(f"\nmachine: {machine['cpus']} CPUs ({machine['cpu']}), Linux {machine['kernel']}, Python {machine['python']}")
     if args.json:
         with open(args.json, "w") as out:
-            json.dump({"machine": machine, "reports": reports}, out, indent=2)
+            json.dump({"machine": machine, "reports": reports, "scaling": scaled}, out, indent=2)
 
 
 if __name__ == "__main__":
