@@ -26,7 +26,6 @@ import json
 import os
 import resource
 import select
-import shutil
 import signal
 import struct
 import sys
@@ -377,17 +376,23 @@ def kill_everything_below():
 
 
 def _empty(directory):
-    """Removes everything in `directory`, whatever a candidate did to its permissions."""
-    for root, dirs, _ in os.walk(directory):
-        for d in dirs:
-            try:
-                os.chmod(os.path.join(root, d), 0o700, follow_symlinks=False)
-            except OSError:
-                pass
+    """Removes everything in `directory` that a candidate may have made, whatever it did
+    to the permissions, and leaves alone what is mounted there (an interpreter
+    installed below /tmp is bound read-only into the sandbox's /tmp)."""
     for entry in os.listdir(directory):
         path = os.path.join(directory, entry)
+        if os.path.ismount(path):
+            continue
         if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
+            try:
+                os.chmod(path, 0o700)
+            except OSError:
+                pass
+            _empty(path)
+            try:
+                os.rmdir(path)
+            except OSError:
+                pass
         else:
             try:
                 os.unlink(path)
@@ -563,7 +568,9 @@ def main():
         signal_filter = None
     _send(responses_fd, {"ready": True, "signal_filter": signal_filter is not None, "python": sys.version.split()[0]})
     # One working directory, made fresh for each candidate, so that the variables that
-    # name it are set once here rather than in every child.
+    # name it are set once here rather than in every child. A driver that died may have
+    # left one behind.
+    _empty(scratch_root)
     scratch = os.path.join(scratch_root, "work")
     os.environ["HOME"] = os.environ["TMPDIR"] = scratch
     sys.argv = [""]

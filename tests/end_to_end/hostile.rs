@@ -3,8 +3,8 @@
 //! harness finished its run.
 
 use passk_tests::{
-    as_unprivileged_user, finish, finish_measuring_memory, passk, processes_marked, read_jsonl, repo_root,
-    unique_marker, write_jsonl, Finished,
+    as_unprivileged_user, finish, finish_measuring_memory, machine_to_myself, passk, processes_marked, read_jsonl,
+    repo_root, unique_marker, write_jsonl, Finished,
 };
 use serde_json::{json, Value};
 
@@ -182,6 +182,7 @@ fn a_pass_stands_and_what_the_candidate_left_running_is_killed() {
 
 #[test]
 fn a_timeout_kills_the_whole_tree_even_when_signals_are_ignored() {
+    let _machine = machine_to_myself();
     let marker = unique_marker("timeout-tree");
     let completion = format!(
         "    pass\n{}{}import signal\nfor s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):\n    signal.signal(s, signal.SIG_IGN)\nwhile True:\n    pass\n",
@@ -219,6 +220,7 @@ fn a_candidate_that_prints_50_mb_and_passes_passes() {
 
 #[test]
 fn endless_output_is_stopped_at_the_limit_and_the_harness_stays_small() {
+    let _machine = machine_to_myself();
     let dir = tempfile::tempdir().unwrap();
     let samples = dir.path().join("samples.jsonl");
     let endless = |stream: &str| json!({"task_id": "basic/0", "completion": format!("    pass\nimport sys\nchunk = 'z' * 65536\nwhile True:\n    sys.{stream}.write(chunk)\n")});
@@ -432,6 +434,7 @@ fn a_candidate_cannot_reach_the_network_not_even_the_hosts_loopback() {
 
 #[test]
 fn memory_bombs_end_as_out_of_memory() {
+    let _machine = machine_to_myself();
     let bombs = [
         "    pass\nhuge = bytearray(8 << 30)\n".to_owned(),
         "    pass\nheld = []\nwhile True:\n    held.append(bytearray(16 << 20))\n".to_owned(),
@@ -446,6 +449,7 @@ fn memory_bombs_end_as_out_of_memory() {
 
 #[test]
 fn fork_bombs_are_contained() {
+    let _machine = machine_to_myself();
     let marker = unique_marker("fork-bomb");
     let naive = "    pass\nimport os\nwhile True:\n    os.fork()\n".to_owned();
     // Keeps forking through every refusal; each child becomes a spinning process that
@@ -467,6 +471,7 @@ fn fork_bombs_are_contained() {
 /// The attacks above, at once, by candidates of passk run as an unprivileged user.
 #[test]
 fn the_sandbox_holds_as_an_unprivileged_user() {
+    let _machine = machine_to_myself();
     let marker = unique_marker("unprivileged");
     let listener = Listener::open();
     let mut victim = std::process::Command::new("sleep").arg("3600").spawn().unwrap();
@@ -504,6 +509,7 @@ fn the_sandbox_holds_as_an_unprivileged_user() {
 
 #[test]
 fn each_limit_ends_with_a_clear_status() {
+    let _machine = machine_to_myself();
     let completions = [
         "    pass\nwhile True:\n    pass\n".to_owned(),
         // Ignores the warning signal, so is killed at the hard limit a second later.

@@ -10,3 +10,4 @@ mod hostile;
 mod humaneval;
 mod scale;
 mod scoring;
+mod survival;

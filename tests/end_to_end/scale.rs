@@ -1,7 +1,7 @@
 //! Identical samples run once, memory that does not grow with the number of samples,
 //! and more workers than cores without false time-outs.
 
-use passk_tests::{finish, humaneval_dir, passk, read_jsonl, repo_root, write_jsonl};
+use passk_tests::{finish, humaneval_dir, machine_to_myself, passk, read_jsonl, repo_root, write_jsonl};
 use serde_json::{json, Value};
 
 fn canonical(task: usize) -> String {
@@ -56,6 +56,7 @@ fn identical_samples_run_once_and_every_one_gets_the_verdict() {
 /// ahead samples are read.
 #[test]
 fn memory_does_not_grow_with_the_number_of_samples() {
+    let _machine = machine_to_myself();
     let programs: Vec<String> = (0..24).map(canonical).collect();
     let slow = format!("{}import time\ntime.sleep(2)\n", programs[0]);
     let samples = |n: usize| -> Vec<Value> {
@@ -80,6 +81,7 @@ fn memory_does_not_grow_with_the_number_of_samples() {
 
 #[test]
 fn more_workers_than_cores_give_no_false_time_outs() {
+    let _machine = machine_to_myself();
     let problems = humaneval_dir().join("HumanEval.jsonl.gz");
     let file = std::fs::File::open(&problems).unwrap();
     let mut text = String::new();

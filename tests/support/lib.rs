@@ -161,3 +161,10 @@ pub fn as_unprivileged_user(command: &mut Command) {
         command.uid(NOBODY).gid(NOBODY).args(["--python", "/usr/bin/python3"]);
     }
 }
+
+/// Held by tests that load the CPU on purpose (fork bombs, endless loops) and by tests
+/// whose verdicts depend on time limits, so that the one never runs beside the other.
+pub fn machine_to_myself() -> std::sync::MutexGuard<'static, ()> {
+    static MACHINE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    MACHINE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}

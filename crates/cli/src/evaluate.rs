@@ -3,12 +3,15 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use passk_runner::{Interpreter, Isolation, Job, Level, Limits, Pool, PoolOptions, Program, SandboxMode, Verdict};
+use passk_runner::{
+    CancellationToken, Interpreter, Isolation, Job, Level, Limits, Pool, PoolOptions, Program, SandboxMode, Status,
+    Verdict,
+};
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 
@@ -16,7 +19,10 @@ use crate::dedup::{self, Dedup, Key, Offer, Sample};
 use crate::input::{self, InputError, ProblemSet};
 use crate::jsonl::JsonlReader;
 use crate::output::LineWriter;
+use crate::provenance;
 use crate::report::{Report, Tally};
+use crate::resume::{self, Leftover};
+use crate::retry::{self, TimedOut};
 use crate::CommandError;
 
 /// How many samples may be read ahead of the last one written. Results are written in
@@ -43,6 +49,19 @@ pub struct EvaluateOptions {
     pub python: OsString,
     pub results: PathBuf,
     pub summary: Option<PathBuf>,
+    /// Start over even if an interrupted run left results to resume.
+    pub restart: bool,
+    /// Run samples that timed out again at the end, alone.
+    pub retry_timeouts: bool,
+}
+
+/// How a run that got under way ended, when it did not complete.
+#[derive(Debug)]
+pub enum Stopped {
+    /// Ctrl-C or SIGTERM.
+    Interrupted { done: usize, total: usize, partial: PathBuf },
+    /// Samples got no verdict through faults of the machine.
+    Infrastructure { errors: u64, cause: String, done: usize, total: usize, partial: PathBuf },
 }
 
 /// A sample read and checked, with the program it stands for.
@@ -56,9 +75,12 @@ struct Pending {
 struct Tag {
     sample: Sample,
     key: Key,
+    /// Kept only to run it again if it times out (with --retry-timeouts).
+    program: Option<Program>,
 }
 
 pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
+    let started_at = provenance::now();
     let started = Instant::now();
     if same_file(&options.samples, &options.results) {
         return Err(InputError::ResultsOverSamples { path: options.results.display().to_string() }.into());
@@ -71,15 +93,30 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         tokio::task::spawn_blocking(move || {
             let problems = ProblemSet::load(&problems)?;
             let total = count_valid_samples(&samples, &problems)?;
-            Ok::<_, InputError>((Arc::new(problems), total))
+            let samples_sha256 = provenance::sha256_file(&samples)
+                .map_err(|source| InputError::Open { path: samples.display().to_string(), source })?;
+            Ok::<_, InputError>((Arc::new(problems), total, samples_sha256))
         })
     };
     let interpreter = Interpreter::resolve(&options.python).await;
-    let (problems, total) = checking.await.expect("checking the input does not panic")?;
+    let (problems, total, samples_sha256) = checking.await.expect("checking the input does not panic")?;
     let interpreter = interpreter?;
     tracing::info!(python = %interpreter.executable.display(), version = %interpreter.version, "interpreter resolved");
+
+    let mut settings = settings(&options, &problems, &samples_sha256, &interpreter);
+    if options.restart {
+        resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
+    }
+    let leftover = resume::leftover(&options.results)?;
+    if let Some(leftover) = &leftover {
+        // The sandbox level is compared once the workers are up.
+        let mut recorded = leftover.settings.clone();
+        recorded.remove("sandbox");
+        refuse_if_different(&options.results, &recorded, &settings)?;
+    }
+
     let helper = std::env::current_exe().map_err(CommandError::OwnExecutable)?;
-    let pool = Pool::start(PoolOptions {
+    let pool_options = PoolOptions {
         interpreter: interpreter.clone(),
         jobs: options.jobs,
         timeout: options.timeout,
@@ -87,77 +124,179 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         sandbox: options.sandbox,
         helper,
         output_cap: OUTPUT_CAP,
-    })
-    .await?;
+    };
+    let pool = Pool::start(pool_options.clone()).await?;
     let isolation = pool.isolation().clone();
     let signal_filter = pool.signal_filter();
     tracing::info!(jobs = options.jobs, sandbox = %isolation.level, signal_filter, "workers ready");
+    settings.insert("sandbox".into(), json!(isolation.level));
+    let (results, done, tally) = match leftover {
+        Some(Leftover { settings: recorded, done, end, tally }) => {
+            refuse_if_different(&options.results, &recorded, &settings)?;
+            if done > 0 {
+                eprintln!("resuming: {done} of {total} samples already have results");
+            }
+            let results = LineWriter::resume(&options.results, end).map_err(|s| write_error(&options.results, s))?;
+            (results, done, tally)
+        }
+        None => {
+            resume::record(&options.results, &settings)?;
+            let results = LineWriter::create(&options.results).map_err(|s| write_error(&options.results, s))?;
+            (results, 0, Tally::default())
+        }
+    };
     warn_about_isolation(&isolation, signal_filter);
-    let results = LineWriter::create(&options.results)
-        .map_err(|source| CommandError::Write { path: options.results.display().to_string(), source })?;
 
     let (job_tx, job_rx) = mpsc::channel(options.jobs * 4);
     let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
     let (sample_tx, mut sample_rx) = mpsc::channel(options.jobs * 4);
-    let running = tokio::spawn(pool.run(job_rx, verdict_tx));
+    let cancel = CancellationToken::new();
+    let running = tokio::spawn(pool.run(job_rx, verdict_tx, cancel.clone()));
     let feeding = {
         let problems = problems.clone();
         let path = options.samples.clone();
-        tokio::task::spawn_blocking(move || feed(&path, &problems, total, &sample_tx))
+        tokio::task::spawn_blocking(move || feed(&path, &problems, done, total, &sample_tx))
     };
 
-    let progress = progress_bar(total as u64);
-    let mut output = Output { results, tally: Tally::default(), waiting: BTreeMap::new(), next: 0, progress };
+    let progress = progress_bar(total as u64, done as u64);
+    let mut output = Output { results, tally, waiting: BTreeMap::new(), next: done, progress };
     let mut dedup = Dedup::new(options.dedup);
     let mut job_tx = Some(job_tx);
-    let mut read = 0;
+    let mut read = done;
+    let mut interrupted = false;
+    let mut write_failure = None;
+    let mut stop_signals = StopSignals::new()?;
+    let mut timed_out = TimedOut::default();
     // One task owns the dedup state: it takes samples as the reader produces them and
     // verdicts as the pool produces them, and writes results in the samples' order.
-    loop {
+    let outcome = loop {
         tokio::select! {
+            () = stop_signals.next() => {
+                interrupted = true;
+                break Ok(());
+            }
             pending = sample_rx.recv(), if job_tx.is_some() && read - output.next < READ_AHEAD => match pending {
-                Some(Pending { sample, key, program }) => match (read += 1, dedup.offer(key, sample)).1 {
-                    Offer::Run(sample) => {
-                        let jobs = job_tx.as_ref().expect("open while samples come");
-                        if jobs.send(Job { program, tag: Tag { sample, key } }).await.is_err() {
-                            // The pool stopped; its error is the one to report.
-                            job_tx = None;
+                Some(Pending { sample, key, program }) => {
+                    read += 1;
+                    match dedup.offer(key, sample) {
+                        Offer::Run(sample) => {
+                            let jobs = job_tx.as_ref().expect("open while samples come");
+                            let kept = options.retry_timeouts.then(|| program.clone());
+                            if jobs.send(Job { program, tag: Tag { sample, key, program: kept } }).await.is_err() {
+                                // The pool stopped; its error is the one to report.
+                                job_tx = None;
+                            }
                         }
+                        Offer::Known(sample, verdict) => {
+                            if let Err(error) = output.put(sample, verdict) {
+                                break Err(error);
+                            }
+                        }
+                        Offer::Waiting => {}
                     }
-                    Offer::Known(sample, verdict) => output.put(sample, verdict)?,
-                    Offer::Waiting => {}
-                },
+                }
                 // Every sample is in: closing the queue lets the pool finish.
                 None => job_tx = None,
             },
             verdict = verdict_rx.recv() => match verdict {
-                Some((Tag { sample, key }, verdict)) => {
-                    for twin in dedup.settle(key, &verdict) {
-                        output.put(twin, verdict.clone())?;
+                Some((Tag { sample, key, program }, verdict)) => {
+                    let mut put = dedup.settle(key, &verdict).into_iter().map(|twin| (twin, verdict.clone())).collect::<Vec<_>>();
+                    put.push((sample, verdict));
+                    if let (Some(program), true) = (program, put[0].1.status == Status::Timeout) {
+                        for (sample, _) in &put {
+                            timed_out.note(sample.index, key, &program);
+                        }
                     }
-                    output.put(sample, verdict)?;
+                    if let Err(error) = put.into_iter().try_for_each(|(sample, verdict)| output.put(sample, verdict)) {
+                        break Err(error);
+                    }
                 }
-                None => break,
+                None => break Ok(()),
             },
         }
+    };
+    if let Err(error) = outcome {
+        write_failure = Some(error);
     }
-    let Output { results, tally, progress, next, .. } = output;
-    progress.finish_and_clear();
-    running.await.expect("the pool does not panic")?;
+    // Whatever ended the loop, no candidate outlives it.
+    cancel.cancel();
+    drop(job_tx);
+    let pool_fault = running.await.expect("the pool does not panic").err();
     drop(sample_rx);
-    feeding.await.expect("feeding samples does not panic")?;
-    if next != total {
-        return Err(InputError::Changed { path: options.samples.display().to_string(), line: next }.into());
-    }
-    let results_path = results.path().to_owned();
-    results.finish().map_err(|source| CommandError::Write { path: results_path.display().to_string(), source })?;
+    let fed = feeding.await.expect("feeding samples does not panic");
+    let Output { results, mut tally, progress, next, .. } = output;
+    progress.finish_and_clear();
+    let partial = results.partial().to_owned();
 
-    let scores = tally.score(&options.ks)?;
+    let stopped = if interrupted {
+        Some(Stopped::Interrupted { done: next, total, partial: partial.clone() })
+    } else if let Some(error) = write_failure {
+        Some(Stopped::Infrastructure {
+            errors: (total - next) as u64,
+            cause: crate::chain(&error),
+            done: next,
+            total,
+            partial: partial.clone(),
+        })
+    } else if let Some(error) = pool_fault {
+        Some(Stopped::Infrastructure {
+            errors: tally.infrastructure_errors() + (total - next) as u64,
+            cause: crate::chain(&error),
+            done: next,
+            total,
+            partial: partial.clone(),
+        })
+    } else if tally.infrastructure_errors() > 0 {
+        Some(Stopped::Infrastructure {
+            errors: tally.infrastructure_errors(),
+            cause: "see the `infrastructure` lines of the results".into(),
+            done: next,
+            total,
+            partial: partial.clone(),
+        })
+    } else {
+        fed?;
+        if next != total {
+            return Err(InputError::Changed { path: options.samples.display().to_string(), line: next }.into());
+        }
+        None
+    };
+
+    let complete = stopped.is_none();
+    let results_path = results.path().to_owned();
+    let mut retried = None;
+    if complete && !timed_out.is_empty() {
+        eprintln!("running the samples that timed out again, one at a time");
+        let outcome = retry::retry(pool_options, timed_out, results.partial()).await?;
+        tally = outcome.tally;
+        retried = Some((outcome.samples, outcome.changed));
+    }
+    if complete {
+        results.finish().map_err(|source| write_error(&results_path, source))?;
+        resume::clear(&results_path).map_err(|source| write_error(&results_path, source))?;
+    }
+    let scores = if complete { tally.score(&options.ks)? } else { Vec::new() };
+    let mut run = run_facts(&dedup);
+    run.insert("started_at".into(), json!(started_at));
+    run.insert("finished_at".into(), json!(provenance::now()));
+    run.insert("seconds".into(), json!((started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0));
+    run.insert("cpus".into(), json!(provenance::cpus()));
+    run.insert("resumed_from".into(), json!(done));
+    run.insert("signal_filter".into(), json!(signal_filter));
+    run.insert("sandbox_refused".into(), refused(&isolation));
+    if let Some((samples, changed)) = retried {
+        run.insert("retried_timeouts".into(), json!({ "samples": samples, "changed": changed }));
+    }
+    settings.insert("results".into(), json!(results_path.display().to_string()));
+    settings.insert("k".into(), json!(options.ks));
+    settings.insert("jobs".into(), json!(options.jobs));
+    settings.insert("dedup".into(), json!(options.dedup));
     let report = Report {
         tally: &tally,
         scores: &scores,
-        settings: settings(&options, &problems, &interpreter, &isolation, signal_filter, &results_path),
-        run: run_facts(&dedup),
+        complete,
+        settings,
+        run,
         footer: vec![
             ("executed".into(), format!("{} ({} identical samples reused a verdict)", dedup.executions, dedup.reused)),
             ("sandbox".into(), isolation.level.to_string()),
@@ -169,21 +308,68 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     }
     crate::print_report(&report)?;
     if let Some(path) = &options.summary {
-        report.write_json(path).map_err(|source| CommandError::Write { path: path.display().to_string(), source })?;
+        report.write_json(path).map_err(|source| write_error(path, source))?;
     }
-    eprintln!("results: {} ({:.1} s)", results_path.display(), started.elapsed().as_secs_f64());
-    Ok(())
+    match stopped {
+        None => {
+            eprintln!("results: {} ({:.1} s)", results_path.display(), started.elapsed().as_secs_f64());
+            Ok(())
+        }
+        Some(stopped) => Err(CommandError::Stopped(stopped)),
+    }
+}
+
+fn write_error(path: &Path, source: std::io::Error) -> CommandError {
+    CommandError::Write { path: path.display().to_string(), source }
+}
+
+/// Refuses to mix two runs' results in one file.
+fn refuse_if_different(
+    results: &Path,
+    recorded: &Map<String, Value>,
+    current: &Map<String, Value>,
+) -> Result<(), CommandError> {
+    let differences = resume::differences(recorded, current);
+    if differences.is_empty() {
+        return Ok(());
+    }
+    Err(InputError::ResumeMismatch {
+        path: crate::output::partial_path(results).display().to_string(),
+        differences: differences.join("; "),
+    }
+    .into())
+}
+
+/// Ctrl-C and SIGTERM, either of which stops the run cleanly.
+struct StopSignals {
+    interrupt: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    fn new() -> Result<StopSignals, CommandError> {
+        use tokio::signal::unix::{signal, SignalKind};
+        let listen = |kind| signal(kind).map_err(|source| write_error(Path::new("signal handlers"), source));
+        Ok(StopSignals { interrupt: listen(SignalKind::interrupt())?, terminate: listen(SignalKind::terminate())? })
+    }
+
+    async fn next(&mut self) {
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
+    }
 }
 
 /// Whether two paths name one file (false when either does not exist yet).
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     }
 }
 
-fn count_valid_samples(path: &std::path::Path, problems: &ProblemSet) -> Result<usize, InputError> {
+fn count_valid_samples(path: &Path, problems: &ProblemSet) -> Result<usize, InputError> {
     let reader = JsonlReader::open(path)?;
     let source = reader.source().to_owned();
     let mut count = 0;
@@ -197,10 +383,12 @@ fn count_valid_samples(path: &std::path::Path, problems: &ProblemSet) -> Result<
     Ok(count)
 }
 
-/// Reads every sample again, in file order, and sends it on with its program.
+/// Reads every sample again, in file order, and sends on each from `skip` with its
+/// program.
 fn feed(
-    path: &std::path::Path,
+    path: &Path,
     problems: &ProblemSet,
+    skip: usize,
     total: usize,
     samples: &mpsc::Sender<Pending>,
 ) -> Result<(), InputError> {
@@ -211,6 +399,9 @@ fn feed(
         let sample = input::sample(&source, problems, record?)?;
         if index >= total {
             return Err(InputError::Changed { path: source, line: sample.line });
+        }
+        if index < skip {
+            continue;
         }
         let problem = &problems.problems[sample.problem];
         let program = Program::new(&problem.prompt, &sample.candidate, &problem.test, &problem.entry_point);
@@ -249,15 +440,14 @@ impl Output {
                 "{}",
                 verdict.detail
             );
-            self.tally.add(&task_id, verdict.passed(), Some(verdict.status.as_str()));
             fields.insert("passed".into(), json!(verdict.passed()));
             fields.insert("result".into(), json!(verdict.result));
             fields.insert("status".into(), json!(verdict.status));
             fields.insert("detail".into(), json!(verdict.detail));
             fields.insert("duration".into(), json!(verdict.duration));
-            self.results
-                .write(&Value::Object(fields))
-                .map_err(|source| CommandError::Write { path: self.results.path().display().to_string(), source })?;
+            self.results.write(&Value::Object(fields)).map_err(|source| write_error(self.results.partial(), source))?;
+            // Counted only once on disk, so the tally never claims what a crash lost.
+            self.tally.add(&task_id, verdict.passed(), Some(verdict.status.as_str()));
             self.progress.inc(1);
             self.next += 1;
         }
@@ -265,7 +455,7 @@ impl Output {
     }
 }
 
-fn progress_bar(total: u64) -> ProgressBar {
+fn progress_bar(total: u64, done: u64) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
@@ -273,6 +463,8 @@ fn progress_bar(total: u64) -> ProgressBar {
     let style = ProgressStyle::with_template("{bar:40} {pos}/{len} samples  {per_sec}  ETA {eta}")
         .expect("the template is valid");
     bar.set_style(style);
+    bar.set_position(done);
+    bar.reset_eta();
     bar
 }
 
@@ -292,6 +484,12 @@ fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn refused(isolation: &Isolation) -> Value {
+    let refused: Map<String, Value> =
+        isolation.refused.iter().map(|(level, reason)| (level.to_string(), json!(reason))).collect();
+    Value::Object(refused)
 }
 
 /// One warning naming what is missing and what would enable it; louder for `none`.
@@ -338,30 +536,23 @@ fn describe_limits(timeout: Duration, limits: &Limits) -> String {
     )
 }
 
+/// The settings that decide the verdicts: a resumed run must match them all.
 fn settings(
     options: &EvaluateOptions,
     problems: &ProblemSet,
+    samples_sha256: &str,
     interpreter: &Interpreter,
-    isolation: &Isolation,
-    signal_filter: bool,
-    results: &std::path::Path,
 ) -> Map<String, Value> {
     let mut settings = Map::new();
     settings.insert("passk_version".into(), json!(env!("CARGO_PKG_VERSION")));
     settings.insert("samples".into(), json!(options.samples.display().to_string()));
+    settings.insert("samples_sha256".into(), json!(samples_sha256));
     settings.insert("problems".into(), json!(problems.name));
-    settings.insert("results".into(), json!(results.display().to_string()));
-    settings.insert("k".into(), json!(options.ks));
-    settings.insert("jobs".into(), json!(options.jobs));
+    settings.insert("problems_sha256".into(), json!(problems.sha256));
     settings.insert("timeout".into(), json!(options.timeout.as_secs_f64()));
     settings.insert("limits".into(), json!(options.limits));
-    settings.insert("dedup".into(), json!(options.dedup));
+    settings.insert("retry_timeouts".into(), json!(options.retry_timeouts));
     settings.insert("python".into(), json!(interpreter.executable.display().to_string()));
     settings.insert("python_version".into(), json!(interpreter.version));
-    settings.insert("sandbox".into(), json!(isolation.level));
-    let refused: Map<String, Value> =
-        isolation.refused.iter().map(|(level, reason)| (level.to_string(), json!(reason))).collect();
-    settings.insert("sandbox_refused".into(), Value::Object(refused));
-    settings.insert("signal_filter".into(), json!(signal_filter));
     settings
 }

@@ -50,6 +50,8 @@ pub enum InputError {
     Changed { path: String, line: usize },
     #[error("--results {path} is the samples file; results are written beside the samples, not over them")]
     ResultsOverSamples { path: String },
+    #[error("{path} holds an interrupted run with other settings ({differences}); run with those settings to resume it, or add --restart to start over")]
+    ResumeMismatch { path: String, differences: String },
     #[error("{name:?} is neither a problem file nor a bundled problem set (bundled: {bundled})")]
     UnknownProblemSet { name: String, bundled: String },
 }
@@ -85,6 +87,8 @@ const BUNDLED: [(&str, &str); 1] = [("basic", include_str!("../../../problems/ba
 pub struct ProblemSet {
     /// The file's path, or the bundled set's name.
     pub name: String,
+    /// The SHA-256 of the file as stored, or of the bundled text.
+    pub sha256: String,
     pub problems: Vec<Problem>,
     by_id: HashMap<String, usize>,
 }
@@ -94,10 +98,15 @@ impl ProblemSet {
     pub fn load(name: &str) -> Result<ProblemSet, InputError> {
         let path = Path::new(name);
         if path.exists() {
-            return ProblemSet::read(JsonlReader::open(path)?);
+            let sha256 = crate::provenance::sha256_file(path)
+                .map_err(|source| InputError::Open { path: name.to_owned(), source })?;
+            return ProblemSet::read(JsonlReader::open(path)?, sha256);
         }
         match BUNDLED.iter().find(|(bundled, _)| *bundled == name) {
-            Some((bundled, text)) => ProblemSet::read(JsonlReader::from_text(bundled, text)),
+            Some((bundled, text)) => ProblemSet::read(
+                JsonlReader::from_text(bundled, text),
+                crate::provenance::sha256_bytes(text.as_bytes()),
+            ),
             None => Err(InputError::UnknownProblemSet {
                 name: name.to_owned(),
                 bundled: BUNDLED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
@@ -105,7 +114,7 @@ impl ProblemSet {
         }
     }
 
-    fn read(reader: JsonlReader) -> Result<ProblemSet, InputError> {
+    fn read(reader: JsonlReader, sha256: String) -> Result<ProblemSet, InputError> {
         let name = reader.source().to_owned();
         let mut problems = Vec::new();
         let mut by_id = HashMap::new();
@@ -136,7 +145,7 @@ impl ProblemSet {
         if problems.is_empty() {
             return Err(InputError::Empty { path: name, what: "problems" });
         }
-        Ok(ProblemSet { name, problems, by_id })
+        Ok(ProblemSet { name, sha256, problems, by_id })
     }
 
     /// The position of a problem in the set.

@@ -10,7 +10,10 @@ mod evaluate;
 mod input;
 mod jsonl;
 mod output;
+mod provenance;
 mod report;
+mod resume;
+mod retry;
 mod score;
 
 use std::ffi::OsString;
@@ -30,9 +33,14 @@ const EXIT_SUCCESS: u8 = 0;
 /// The run could not be completed: the interpreter or the workers could not be started,
 /// or a file could not be written.
 const EXIT_RUN_FAILED: u8 = 1;
-/// Bad input: a flag, or a problems, samples or results file that is missing or malformed.
-/// (clap also uses 2 for command-line errors.)
+/// Bad input: a flag, or a problems, samples or results file that is missing or malformed,
+/// or a resume with other settings. (clap also uses 2 for command-line errors.)
 const EXIT_BAD_INPUT: u8 = 2;
+/// Some samples got no verdict through faults of the machine (a worker that crashed or
+/// could not be restarted, a full disk); pass@k is not reported. Run again to resume.
+const EXIT_INFRASTRUCTURE: u8 = 3;
+/// Stopped by Ctrl-C or SIGTERM; run again to resume.
+const EXIT_INTERRUPTED: u8 = 130;
 
 #[derive(Debug, Parser)]
 #[command(name = "passk", version, about = "Sandboxed, execution-based evaluation of code-generation models")]
@@ -114,6 +122,14 @@ struct EvaluateArgs {
     /// and its verdict given to every identical sample).
     #[arg(long)]
     no_dedup: bool,
+    /// Start over, discarding the results of an interrupted run of the same command
+    /// (by default it is resumed).
+    #[arg(long)]
+    restart: bool,
+    /// Run the samples that timed out again at the end, one at a time, and keep the new
+    /// verdicts (the summary says how many changed).
+    #[arg(long)]
+    retry_timeouts: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -163,12 +179,36 @@ pub enum CommandError {
     OwnExecutable(#[source] std::io::Error),
     #[error("cannot score")]
     Score(#[from] passk_scorer::SummaryError),
+    #[error(transparent)]
+    Resume(#[from] resume::ResumeError),
+    #[error("{}", describe_stop(.0))]
+    Stopped(evaluate::Stopped),
+    #[error("{errors} samples have no verdict (infrastructure errors), so pass@k is unknown")]
+    IncompleteResults { errors: u64 },
+}
+
+fn describe_stop(stopped: &evaluate::Stopped) -> String {
+    match stopped {
+        evaluate::Stopped::Interrupted { done, total, partial } => format!(
+            "interrupted: {done} of {total} samples have results in {}; run the same command again to resume",
+            partial.display()
+        ),
+        evaluate::Stopped::Infrastructure { errors, cause, done, total, partial } => format!(
+            "{errors} samples got no verdict through a fault of this machine ({cause}); pass@k is not reported; \
+             {done} of {total} samples have results in {}; once the cause is fixed, run the same command again \
+             to resume",
+            partial.display()
+        ),
+    }
 }
 
 impl CommandError {
     fn exit_code(&self) -> u8 {
         match self {
-            CommandError::Input(_) => EXIT_BAD_INPUT,
+            CommandError::Input(_) | CommandError::Resume(resume::ResumeError::NoSettings { .. }) => EXIT_BAD_INPUT,
+            CommandError::Stopped(evaluate::Stopped::Interrupted { .. }) => EXIT_INTERRUPTED,
+            CommandError::Stopped(evaluate::Stopped::Infrastructure { .. })
+            | CommandError::IncompleteResults { .. } => EXIT_INFRASTRUCTURE,
             _ => EXIT_RUN_FAILED,
         }
     }
@@ -179,6 +219,18 @@ pub fn print_report(report: &report::Report<'_>) -> Result<(), CommandError> {
     report
         .print_table(&mut stdout.lock())
         .map_err(|source| CommandError::Write { path: "standard output".into(), source })
+}
+
+/// An error and its causes, on one line.
+pub fn chain(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        message.push_str(": ");
+        message.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    message
 }
 
 fn init_logging(verbose: u8) {
@@ -239,6 +291,8 @@ fn run(command: Command) -> Result<(), CommandError> {
                 python: args.python,
                 results,
                 summary: args.summary,
+                restart: args.restart,
+                retry_timeouts: args.retry_timeouts,
             };
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
@@ -259,14 +313,7 @@ fn main() -> ExitCode {
     match run(cli.command) {
         Ok(()) => ExitCode::from(EXIT_SUCCESS),
         Err(error) => {
-            let mut message = error.to_string();
-            let mut source = std::error::Error::source(&error);
-            while let Some(cause) = source {
-                message.push_str(": ");
-                message.push_str(&cause.to_string());
-                source = cause.source();
-            }
-            eprintln!("error: {message}");
+            eprintln!("error: {}", chain(&error));
             ExitCode::from(error.exit_code())
         }
     }

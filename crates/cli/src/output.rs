@@ -1,11 +1,12 @@
-//! Files passk writes. Nothing is left at a final path until it is complete: a file is
-//! written under a `.partial` name beside it and renamed into place once synced.
+//! Files passk writes. Nothing is left at a final path until it is complete: results are
+//! written under a `.partial` name beside it, one whole line at a time, and moved into
+//! place once synced; a run that stops early leaves the partial file to resume from.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::fs::{File, OpenOptions};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-fn partial_path(path: &Path) -> PathBuf {
+pub fn partial_path(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(".partial");
     PathBuf::from(name)
@@ -19,35 +20,64 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&partial, path)
 }
 
-/// A JSON Lines file written one whole, flushed line at a time.
+/// A JSON Lines file written one whole, flushed line at a time. A line that cannot be
+/// written whole (a full disk) is taken back, so the file never ends in half a line.
 #[derive(Debug)]
 pub struct LineWriter {
     path: PathBuf,
     partial: PathBuf,
-    file: BufWriter<File>,
+    file: File,
+    /// Where the last whole line ends.
+    end: u64,
+    line: Vec<u8>,
 }
 
 impl LineWriter {
+    /// Starts `path`'s partial file afresh.
     pub fn create(path: &Path) -> std::io::Result<LineWriter> {
         let partial = partial_path(path);
-        let file = BufWriter::new(File::create(&partial)?);
-        Ok(LineWriter { path: path.to_owned(), partial, file })
+        let file = File::create(&partial)?;
+        Ok(LineWriter { path: path.to_owned(), partial, file, end: 0, line: Vec::new() })
+    }
+
+    /// Goes on with `path`'s partial file after its first `end` bytes, dropping the rest.
+    pub fn resume(path: &Path, end: u64) -> std::io::Result<LineWriter> {
+        let partial = partial_path(path);
+        let mut file = OpenOptions::new().write(true).open(&partial)?;
+        file.set_len(end)?;
+        file.seek(SeekFrom::Start(end))?;
+        Ok(LineWriter { path: path.to_owned(), partial, file, end, line: Vec::new() })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    pub fn partial(&self) -> &Path {
+        &self.partial
+    }
+
     pub fn write(&mut self, value: &serde_json::Value) -> std::io::Result<()> {
-        serde_json::to_writer(&mut self.file, value).map_err(std::io::Error::other)?;
-        self.file.write_all(b"\n")?;
-        self.file.flush()
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, value).map_err(std::io::Error::other)?;
+        self.line.push(b'\n');
+        match self.file.write_all(&self.line) {
+            Ok(()) => {
+                self.end += self.line.len() as u64;
+                Ok(())
+            }
+            Err(error) => {
+                // Shrinking a file needs no space, so this works on a full disk too.
+                let _ = self.file.set_len(self.end);
+                let _ = self.file.seek(SeekFrom::Start(self.end));
+                Err(error)
+            }
+        }
     }
 
     /// Syncs the file and moves it to its final name.
-    pub fn finish(mut self) -> std::io::Result<()> {
-        self.file.flush()?;
-        self.file.get_ref().sync_all()?;
+    pub fn finish(self) -> std::io::Result<()> {
+        self.file.sync_all()?;
         std::fs::rename(&self.partial, &self.path)
     }
 }

@@ -10,7 +10,10 @@ use serde_json::{json, Map, Value};
 
 use crate::output::write_atomically;
 
+const INFRASTRUCTURE: &str = "infrastructure";
+
 /// Pass counts per problem, in the order problems first appear, and counts per status.
+/// Samples with an infrastructure error are counted by status but not in pass@k.
 #[derive(Debug, Default)]
 pub struct Tally {
     problems: Vec<(String, Counts)>,
@@ -20,6 +23,12 @@ pub struct Tally {
 
 impl Tally {
     pub fn add(&mut self, task_id: &str, passed: bool, status: Option<&str>) {
+        let status = status.unwrap_or(if passed { "passed" } else { "failed" });
+        *self.statuses.entry(status.to_owned()).or_default() += 1;
+        // A sample without a verdict says nothing about the model.
+        if status == INFRASTRUCTURE {
+            return;
+        }
         let at = match self.position.get(task_id) {
             Some(&at) => at,
             None => {
@@ -31,12 +40,16 @@ impl Tally {
         let counts = &mut self.problems[at].1;
         counts.n += 1;
         counts.c += u64::from(passed);
-        let status = status.unwrap_or(if passed { "passed" } else { "failed" });
-        *self.statuses.entry(status.to_owned()).or_default() += 1;
     }
 
+    /// Samples that got no verdict through a fault of the machine.
+    pub fn infrastructure_errors(&self) -> u64 {
+        self.statuses.get(INFRASTRUCTURE).copied().unwrap_or(0)
+    }
+
+    /// Samples counted, those with an infrastructure error included.
     pub fn samples(&self) -> u64 {
-        self.problems.iter().map(|(_, c)| c.n).sum()
+        self.statuses.values().sum()
     }
 
     pub fn problems(&self) -> usize {
@@ -55,6 +68,8 @@ impl Tally {
 pub struct Report<'a> {
     pub tally: &'a Tally,
     pub scores: &'a [Summary],
+    /// Whether every sample has a verdict; pass@k is reported only then.
+    pub complete: bool,
     /// Every setting the numbers depend on, recorded in the JSON summary.
     pub settings: Map<String, Value>,
     /// Facts of the run itself, recorded in the JSON summary.
@@ -81,6 +96,9 @@ impl Report<'_> {
         writeln!(out, "{} samples of {} problems", self.tally.samples(), self.tally.problems())?;
         for (status, count) in &self.tally.statuses {
             writeln!(out, "  {status:<14}{count:>8}")?;
+        }
+        if !self.complete {
+            writeln!(out, "  {:<14}not reported: the run is incomplete", "pass@k")?;
         }
         for score in self.scores {
             match score {
@@ -122,6 +140,7 @@ impl Report<'_> {
                 }
             }
         }
+        summary.insert("complete".into(), json!(self.complete));
         summary.insert("left_out".into(), Value::Object(left_out));
         summary.insert("problems".into(), json!(self.tally.problems()));
         summary.insert("samples".into(), json!(self.tally.samples()));

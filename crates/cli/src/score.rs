@@ -44,12 +44,15 @@ pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
     if tally.samples() == 0 {
         return Err(InputError::Empty { path: source, what: "results" }.into());
     }
-    let scores = tally.score(&options.ks)?;
+    // Samples without a verdict leave pass@k unknown, not lower.
+    let complete = tally.infrastructure_errors() == 0;
+    let scores = if complete { tally.score(&options.ks)? } else { Vec::new() };
     let mut settings = serde_json::Map::new();
     settings.insert("passk_version".into(), env!("CARGO_PKG_VERSION").into());
     settings.insert("results".into(), source.into());
     settings.insert("k".into(), options.ks.clone().into());
-    let report = Report { tally: &tally, scores: &scores, settings, run: serde_json::Map::new(), footer: Vec::new() };
+    let report =
+        Report { tally: &tally, scores: &scores, complete, settings, run: serde_json::Map::new(), footer: Vec::new() };
     for warning in report.warnings() {
         eprintln!("warning: {warning}");
     }
@@ -57,5 +60,9 @@ pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
     if let Some(path) = &options.summary {
         report.write_json(path).map_err(|source| CommandError::Write { path: path.display().to_string(), source })?;
     }
-    Ok(())
+    if complete {
+        Ok(())
+    } else {
+        Err(CommandError::IncompleteResults { errors: tally.infrastructure_errors() })
+    }
 }

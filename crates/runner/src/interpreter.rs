@@ -33,7 +33,8 @@ pub enum InterpreterError {
 const REPORT: &str = "import os, site, sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3]); \
                       print(int(sys.version_info >= (3, 9))); \
                       print(os.pathsep.join(sorted({sys.prefix, sys.exec_prefix, sys.base_prefix, \
-                      sys.base_exec_prefix, os.path.dirname(os.path.realpath(sys.executable)), \
+                      sys.base_exec_prefix, os.path.dirname(sys.executable), \
+                      os.path.dirname(os.path.realpath(sys.executable)), \
                       *site.getsitepackages()})))";
 
 impl Interpreter {

@@ -28,4 +28,5 @@ pub use pool::{Job, Pool, PoolError, PoolOptions};
 pub use process::protect_this_process;
 pub use program::{Candidate, Program};
 pub use sandbox::{Isolation, Level, Limits, SandboxMode};
+pub use tokio_util::sync::CancellationToken;
 pub use verdict::{Status, Verdict};

@@ -7,12 +7,13 @@ use std::time::Duration;
 use thiserror::Error;
 use tokio::sync::{mpsc, Mutex};
 use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
 
 use crate::driver::{Driver, DriverError, Limits as DriverLimits, Ready, ENVIRONMENT};
 use crate::interpreter::Interpreter;
 use crate::program::Program;
 use crate::sandbox::{Isolation, Level, Limits, SandboxContext, SandboxError, SandboxMode};
-use crate::verdict::{Status, Verdict};
+use crate::verdict::Verdict;
 
 /// The interpreter-side driver, shipped inside the binary so that a lone `passk`
 /// executable is complete.
@@ -128,10 +129,14 @@ impl Pool {
     /// Runs every job from `jobs`, each on whichever slot frees up first, and sends each
     /// verdict with its job's tag. Returns once `jobs` is closed and drained. Results
     /// are never held up: there are never more of them than jobs taken.
+    ///
+    /// Cancelling `cancel` stops every worker at once: candidates in flight are killed
+    /// and get no verdict.
     pub async fn run<T: Send + 'static>(
         self,
         jobs: mpsc::Receiver<Job<T>>,
         results: mpsc::UnboundedSender<(T, Verdict)>,
+        cancel: CancellationToken,
     ) -> Result<(), PoolError> {
         let Pool { options, drivers, workdir, context, isolation, .. } = self;
         let jobs = Arc::new(Mutex::new(jobs));
@@ -145,7 +150,7 @@ impl Pool {
         for (slot, driver) in drivers.into_iter().enumerate() {
             let worker =
                 Worker { slot, driver: Some(driver), context: context.clone(), level: isolation.level, limits };
-            workers.spawn(worker.serve(jobs.clone(), results.clone()));
+            workers.spawn(worker.serve(jobs.clone(), results.clone(), cancel.clone()));
         }
         let mut outcome = Ok(());
         while let Some(joined) = workers.join_next().await {
@@ -230,45 +235,60 @@ impl Worker {
         mut self,
         jobs: Arc<Mutex<mpsc::Receiver<Job<T>>>>,
         results: mpsc::UnboundedSender<(T, Verdict)>,
+        cancel: CancellationToken,
     ) -> Result<(), PoolError> {
         loop {
-            let Some(job) = jobs.lock().await.recv().await else { break };
-            let verdict = self.run(&job.program).await?;
+            let next = tokio::select! {
+                biased;
+                () = cancel.cancelled() => None,
+                job = async { jobs.lock().await.recv().await } => job,
+            };
+            let Some(job) = next else { break };
+            let (verdict, fault) = tokio::select! {
+                biased;
+                () = cancel.cancelled() => break,
+                outcome = self.run(&job.program) => outcome,
+            };
             if results.send((job.tag, verdict)).is_err() {
                 self.stop().await;
                 return Err(PoolError::ResultsClosed);
+            }
+            if let Some(error) = fault {
+                // The machine cannot run candidates any more; the samples after this
+                // one are left for a later run to resume.
+                return Err(error);
             }
         }
         self.stop().await;
         Ok(())
     }
 
-    async fn run(&mut self, program: &Program) -> Result<Verdict, PoolError> {
-        let driver = match self.driver.as_mut() {
-            Some(driver) => driver,
-            None => {
-                let (driver, _) = start_driver(&self.context, self.level, self.slot).await?;
-                self.driver.insert(driver)
-            }
-        };
-        match driver.run(program.as_str(), self.limits).await {
-            Ok(verdict) => Ok(verdict),
-            Err(error) => {
-                tracing::warn!(slot = self.slot, "{error}; restarting the worker");
-                self.stop().await;
-                let detail = format!("the worker running this sample failed: {error}");
-                Ok(Verdict {
-                    status: Status::Error,
-                    result: format!("failed: {detail}"),
-                    detail,
-                    duration: 0.0,
-                    stdout_bytes: 0,
-                    stderr_bytes: 0,
-                    stdout: String::new(),
-                    stderr: String::new(),
-                })
+    /// Runs one candidate. A driver that fails while running it is replaced and the
+    /// candidate run once more, so a crash of the machine's making is not taken for the
+    /// candidate's. The error, if any, is a fault that stops this worker.
+    async fn run(&mut self, program: &Program) -> (Verdict, Option<PoolError>) {
+        let mut failures = Vec::new();
+        while failures.len() < 2 {
+            let driver = match self.driver.as_mut() {
+                Some(driver) => driver,
+                None => match start_driver(&self.context, self.level, self.slot).await {
+                    Ok((driver, _)) => self.driver.insert(driver),
+                    Err(error) => {
+                        let detail = format!("the worker could not be restarted: {}", error_chain(&error));
+                        return (Verdict::infrastructure(detail), Some(error));
+                    }
+                },
+            };
+            match driver.run(program.as_str(), self.limits).await {
+                Ok(verdict) => return (verdict, None),
+                Err(error) => {
+                    tracing::warn!(slot = self.slot, "{error}; restarting the worker");
+                    self.stop().await;
+                    failures.push(error.to_string());
+                }
             }
         }
+        (Verdict::infrastructure(format!("the worker failed twice running this sample: {}", failures.join("; "))), None)
     }
 
     async fn stop(&mut self) {
@@ -276,4 +296,15 @@ impl Worker {
             driver.stop().await;
         }
     }
+}
+
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        message.push_str(": ");
+        message.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    message
 }

@@ -21,6 +21,9 @@ pub enum Status {
     /// files.
     #[serde(rename = "limit")]
     LimitExceeded,
+    /// No verdict, through a fault of the machine rather than of the candidate: its
+    /// worker crashed twice, or could not be started. Never counted in pass@k.
+    Infrastructure,
 }
 
 impl Status {
@@ -33,6 +36,7 @@ impl Status {
             Status::OutOfMemory => "out-of-memory",
             Status::Killed => "killed",
             Status::LimitExceeded => "limit",
+            Status::Infrastructure => "infrastructure",
         }
     }
 }
@@ -67,5 +71,19 @@ pub struct Verdict {
 impl Verdict {
     pub fn passed(&self) -> bool {
         self.status == Status::Passed
+    }
+
+    /// A verdict that could not be reached because of the machine, saying why.
+    pub fn infrastructure(detail: String) -> Verdict {
+        Verdict {
+            status: Status::Infrastructure,
+            result: format!("infrastructure error: {detail}"),
+            detail,
+            duration: 0.0,
+            stdout_bytes: 0,
+            stderr_bytes: 0,
+            stdout: String::new(),
+            stderr: String::new(),
+        }
     }
 }

@@ -70,6 +70,14 @@ pub fn build_root(policy: &HelperPolicy, driver_source: &[u8], sys: &mut impl Sy
     sys.mount(Some(Path::new("tmpfs")), root, Some("tmpfs"), hardened, Some("size=1m,mode=0755"))
         .map_err(step(format!("cannot mount the new root at {}", root.display())))?;
 
+    // The private /tmp first, so that anything bound below /tmp (an interpreter
+    // installed there) is not hidden by it.
+    let tmp = inside(root, Path::new("/tmp"));
+    sys.mkdir_all(&tmp).map_err(step("cannot create /tmp"))?;
+    let size = format!("size={},mode=1777", policy.tmp_bytes);
+    sys.mount(Some(Path::new("tmpfs")), &tmp, Some("tmpfs"), hardened, Some(&size))
+        .map_err(step("cannot mount the private /tmp"))?;
+
     for source in &policy.read_only {
         if !sys.exists(source) {
             continue;
@@ -82,12 +90,6 @@ pub fn build_root(policy: &HelperPolicy, driver_source: &[u8], sys: &mut impl Sy
             bind(sys, device, &inside(root, device), MsFlags::MS_NOSUID | MsFlags::MS_NOEXEC)?;
         }
     }
-
-    let tmp = inside(root, Path::new("/tmp"));
-    sys.mkdir_all(&tmp).map_err(step("cannot create /tmp"))?;
-    let size = format!("size={},mode=1777", policy.tmp_bytes);
-    sys.mount(Some(Path::new("tmpfs")), &tmp, Some("tmpfs"), hardened, Some(&size))
-        .map_err(step("cannot mount the private /tmp"))?;
 
     let proc = inside(root, Path::new("/proc"));
     sys.mkdir_all(&proc).map_err(step("cannot create /proc"))?;
@@ -223,6 +225,24 @@ mod tests {
             "the root is made read-only once everything is in place: {last_two:?}"
         );
         assert_eq!(last_two[1], Call::PivotRoot(root));
+    }
+
+    /// Guards against the private /tmp hiding an interpreter installed below /tmp.
+    #[test]
+    fn the_private_tmp_is_mounted_before_the_binds() {
+        let mut sys = host();
+        let mut policy = policy();
+        policy.read_only.push(PathBuf::from("/tmp/venv"));
+        sys.dirs.push(PathBuf::from("/tmp/venv"));
+        build_root(&policy, b"", &mut sys).unwrap();
+        let position = |wanted: &str| {
+            sys.calls
+                .iter()
+                .position(|call| matches!(call, Call::Mount { target, .. } if target.ends_with(wanted)))
+                .unwrap()
+        };
+        assert!(position("tmp") < position("tmp/venv"));
+        assert!(position("tmp") < position("usr"));
     }
 
     #[test]

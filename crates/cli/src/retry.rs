@@ -1,0 +1,100 @@
+//! `--retry-timeouts`: samples that ran into their time limit are run again at the end,
+//! one at a time, with the machine to themselves. A limit hit only because the machine
+//! was busy is then not charged to the model; one hit again stands.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+
+use passk_runner::{CancellationToken, Job, Pool, PoolOptions, Program, Status, Verdict};
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use crate::dedup::Key;
+use crate::report::Tally;
+use crate::CommandError;
+
+/// Samples that timed out, by program.
+#[derive(Debug, Default)]
+pub struct TimedOut {
+    programs: HashMap<Key, Program>,
+    samples: HashMap<usize, Key>,
+}
+
+impl TimedOut {
+    pub fn note(&mut self, index: usize, key: Key, program: &Program) {
+        self.programs.entry(key).or_insert_with(|| program.clone());
+        self.samples.insert(index, key);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+}
+
+/// How the retry went.
+#[derive(Debug)]
+pub struct Retried {
+    pub samples: usize,
+    /// Samples whose verdict changed.
+    pub changed: usize,
+    /// The tally of the whole results file after the retry.
+    pub tally: Tally,
+}
+
+fn write_error(path: &Path, source: std::io::Error) -> CommandError {
+    CommandError::Write { path: path.display().to_string(), source }
+}
+
+/// Runs every timed-out program again on one worker, then rewrites `partial` (the run's
+/// complete results) with the new verdicts.
+pub async fn retry(mut options: PoolOptions, timed_out: TimedOut, partial: &Path) -> Result<Retried, CommandError> {
+    options.jobs = 1;
+    let pool = Pool::start(options).await?;
+    let (job_tx, job_rx) = mpsc::channel(timed_out.programs.len().max(1));
+    let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
+    for (key, program) in timed_out.programs {
+        job_tx.send(Job { program, tag: key }).await.expect("the queue holds every job");
+    }
+    drop(job_tx);
+    pool.run(job_rx, verdict_tx, CancellationToken::new()).await?;
+    let mut verdicts: HashMap<Key, Verdict> = HashMap::new();
+    while let Ok((key, verdict)) = verdict_rx.try_recv() {
+        verdicts.insert(key, verdict);
+    }
+
+    // The rewrite goes to a new file that replaces the old at once, so a crash here
+    // leaves the run's results as they were.
+    let mut rewritten = partial.as_os_str().to_owned();
+    rewritten.push(".retry");
+    let rewritten = std::path::PathBuf::from(rewritten);
+    let reader = BufReader::new(std::fs::File::open(partial).map_err(|source| write_error(partial, source))?);
+    let mut writer =
+        std::io::BufWriter::new(std::fs::File::create(&rewritten).map_err(|source| write_error(&rewritten, source))?);
+    let (mut changed, mut tally) = (0, Tally::default());
+    for (index, line) in reader.lines().enumerate() {
+        let line = line.map_err(|source| write_error(partial, source))?;
+        let mut result: Value =
+            serde_json::from_str(&line).map_err(|e| write_error(partial, std::io::Error::other(e)))?;
+        if let Some(verdict) = timed_out.samples.get(&index).and_then(|key| verdicts.get(key)) {
+            changed += usize::from(verdict.status != Status::Timeout);
+            result["passed"] = json!(verdict.passed());
+            result["result"] = json!(verdict.result);
+            result["status"] = json!(verdict.status);
+            result["detail"] = json!(verdict.detail);
+            result["duration"] = json!(verdict.duration);
+            result["retried"] = json!(true);
+        }
+        tally.add(
+            result["task_id"].as_str().unwrap_or_default(),
+            result["passed"].as_bool().unwrap_or(false),
+            result["status"].as_str(),
+        );
+        serde_json::to_writer(&mut writer, &result).map_err(|e| write_error(&rewritten, std::io::Error::other(e)))?;
+        writer.write_all(b"\n").map_err(|source| write_error(&rewritten, source))?;
+    }
+    let file = writer.into_inner().map_err(|error| write_error(&rewritten, error.into_error()))?;
+    file.sync_all().map_err(|source| write_error(&rewritten, source))?;
+    std::fs::rename(&rewritten, partial).map_err(|source| write_error(partial, source))?;
+    Ok(Retried { samples: timed_out.samples.len(), changed, tally })
+}

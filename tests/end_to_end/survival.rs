@@ -1,0 +1,358 @@
+//! Long runs that survive: nothing lost when a run is killed, resumed to the same
+//! results, machine faults kept apart from the model's, and time-outs that are not
+//! merely a busy machine's.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use passk_tests::{finish, machine_to_myself, passk, passk_binary, read_jsonl, repo_root, write_jsonl, Finished};
+use serde_json::{json, Value};
+
+/// The bundled problems' honest samples, each made a distinct program that takes a
+/// little while, `copies` times over.
+fn slow_honest_samples(copies: usize, seconds: f64) -> Vec<Value> {
+    let honest: Vec<Value> = read_jsonl(&repo_root().join("problems/basic-samples.jsonl"))
+        .into_iter()
+        .filter(|sample| !sample["kind"].as_str().unwrap().starts_with("hostile"))
+        .collect();
+    let mut samples = Vec::new();
+    for copy in 0..copies {
+        for sample in &honest {
+            let mut sample = sample.clone();
+            let completion = sample["completion"].as_str().unwrap().to_owned();
+            sample["completion"] = json!(format!("{completion}import time\ntime.sleep({seconds})\n# copy {copy}\n"));
+            samples.push(sample);
+        }
+    }
+    samples
+}
+
+fn evaluate_command(samples: &Path, results: &Path, extra: &[&str]) -> Command {
+    let mut command = passk(["evaluate"]);
+    command.arg(samples).args(["--problems", "basic", "--k", "1", "--results"]).arg(results).args(extra);
+    command
+}
+
+fn spawn(mut command: Command) -> Child {
+    command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap()
+}
+
+fn partial(results: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.partial", results.display()))
+}
+
+/// Waits, up to a minute, until the partial results hold at least `lines` lines.
+fn wait_for_lines(results: &Path, lines: usize) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read(partial(results)).map_or(0, |text| text.iter().filter(|&&b| b == b'\n').count()) < lines {
+        assert!(Instant::now() < deadline, "no progress in the run");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Every line of a results file is a whole JSON object; returns how many there are.
+fn whole_lines(path: &Path) -> usize {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.is_empty() || text.ends_with('\n'), "the file ends in a whole line");
+    for line in text.lines() {
+        serde_json::from_str::<Value>(line).expect("a whole JSON line");
+    }
+    text.lines().count()
+}
+
+fn verdicts(results: &[Value]) -> Vec<(Value, Value, Value)> {
+    results.iter().map(|r| (r["task_id"].clone(), r["passed"].clone(), r["result"].clone())).collect()
+}
+
+fn signal(child: &Child, signal: libc::c_int) {
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(libc::pid_t::try_from(child.id()).unwrap(), signal) };
+}
+
+/// A tiny pseudo-random sequence, so each run kills at other points.
+fn random_delays(count: usize) -> Vec<Duration> {
+    let mut state = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+    (0..count)
+        .map(|_| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            Duration::from_millis(200 + (state >> 33) % 1500)
+        })
+        .collect()
+}
+
+#[test]
+fn a_run_killed_at_random_points_resumes_to_the_same_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &slow_honest_samples(4, 0.02));
+    let reference = dir.path().join("reference.jsonl");
+    let finished = finish(&mut evaluate_command(&samples, &reference, &[]));
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let expected = read_jsonl(&reference);
+
+    let results = dir.path().join("results.jsonl");
+    for delay in random_delays(4) {
+        let mut run = spawn(evaluate_command(&samples, &results, &[]));
+        std::thread::sleep(delay);
+        signal(&run, libc::SIGKILL);
+        run.wait().unwrap();
+        if partial(&results).exists() {
+            whole_lines(&partial(&results));
+        }
+    }
+    let finished = finish(&mut evaluate_command(&samples, &results, &[]));
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert!(!partial(&results).exists(), "the partial file became the results");
+    assert_eq!(whole_lines(&results), expected.len(), "exactly one line per sample");
+    assert_eq!(verdicts(&read_jsonl(&results)), verdicts(&expected), "as if it had never stopped");
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_a_resume_with_other_settings_is_refused_and_restart_starts_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    let mut records = slow_honest_samples(1, 0.01);
+    // Candidates in flight when Ctrl-C comes would take a minute to finish.
+    records.extend(slow_honest_samples(1, 60.0));
+    write_jsonl(&samples, &records);
+    let results = dir.path().join("results.jsonl");
+    let run = spawn(evaluate_command(&samples, &results, &["--timeout", "120"]));
+    wait_for_lines(&results, 10);
+    let interrupted = Instant::now();
+    signal(&run, libc::SIGINT);
+    let output = run.wait_with_output().unwrap();
+    assert!(interrupted.elapsed() < Duration::from_secs(30), "stopped promptly, not after the candidates' minute");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted") && stderr.contains("run the same command again to resume"), "{stderr}");
+    let kept = whole_lines(&partial(&results));
+    assert!(kept >= 10, "finished results are on disk");
+
+    let refused = finish(&mut evaluate_command(&samples, &results, &["--timeout", "100"]));
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(refused.stderr.contains("timeout: was 120.0, now 100.0") && refused.stderr.contains("--restart"));
+    assert_eq!(whole_lines(&partial(&results)), kept, "a refused resume touches nothing");
+
+    write_jsonl(&samples, &slow_honest_samples(1, 0.0));
+    let refused = finish(&mut evaluate_command(&samples, &results, &["--timeout", "120"]));
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(refused.stderr.contains("samples_sha256"), "{}", refused.stderr);
+
+    let restarted = finish(&mut evaluate_command(&samples, &results, &["--timeout", "100", "--restart"]));
+    assert_eq!(restarted.code, Some(0), "{}", restarted.stderr);
+    assert_eq!(whole_lines(&results), 48);
+}
+
+/// A small file system of its own, filled up by the results.
+#[test]
+fn a_full_disk_is_a_fault_of_the_machine_and_the_run_resumes_once_there_is_room() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &slow_honest_samples(6, 0.0));
+    let small = dir.path().join("small");
+    std::fs::create_dir(&small).unwrap();
+    let logs = dir.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let script = r#"
+set -u
+mount -t tmpfs -o size=48k tmpfs "$SMALL" || exit 90
+"$PASSK" evaluate "$SAMPLES" --problems basic --k 1 --results "$SMALL/results.jsonl" >"$LOGS/first.out" 2>"$LOGS/first.err"
+echo $? >"$LOGS/first.code"
+cp "$SMALL/results.jsonl.partial" "$LOGS/partial-when-full.jsonl"
+mount -o remount,size=4m "$SMALL"
+"$PASSK" evaluate "$SAMPLES" --problems basic --k 1 --results "$SMALL/results.jsonl" >"$LOGS/second.out" 2>"$LOGS/second.err"
+echo $? >"$LOGS/second.code"
+cp "$SMALL/results.jsonl" "$LOGS/results.jsonl"
+"#;
+    // SAFETY: geteuid has no preconditions.
+    let mut unshare = if unsafe { libc::geteuid() } == 0 {
+        Command::new("unshare")
+    } else {
+        let mut command = Command::new("unshare");
+        command.args(["--user", "--map-current-user"]);
+        command
+    };
+    let status = unshare
+        .args(["--mount", "--propagation", "private", "sh", "-c", script])
+        .env("SMALL", &small)
+        .env("PASSK", passk_binary())
+        .env("SAMPLES", &samples)
+        .env("LOGS", &logs)
+        .status()
+        .unwrap();
+    assert!(status.success(), "the scenario ran: {status}");
+    let read = |name: &str| std::fs::read_to_string(logs.join(name)).unwrap();
+    assert_eq!(read("first.code").trim(), "3", "{}", read("first.err"));
+    assert!(read("first.err").contains("No space left on device"), "{}", read("first.err"));
+    assert!(read("first.err").contains("run the same command again to resume"), "{}", read("first.err"));
+    assert!(read("first.out").contains("not reported"), "no pass@k from an incomplete run: {}", read("first.out"));
+    let kept = whole_lines(&logs.join("partial-when-full.jsonl"));
+    assert!(kept > 0 && kept < 288, "{kept} lines fitted");
+    assert_eq!(read("second.code").trim(), "0", "{}", read("second.err"));
+    assert!(read("second.err").contains(&format!("resuming: {kept} of 288")), "{}", read("second.err"));
+    assert_eq!(whole_lines(&logs.join("results.jsonl")), 288);
+}
+
+/// The drivers of this run: they run the interpreter at `interpreter`.
+fn drivers_of(interpreter: &Path) -> Vec<libc::pid_t> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else { continue };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline);
+        if cmdline.starts_with(&*interpreter.to_string_lossy()) && cmdline.contains("driver.py") {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn kill_drivers(interpreter: &Path) -> usize {
+    let drivers = drivers_of(interpreter);
+    for &pid in &drivers {
+        // SAFETY: kill has no memory-safety preconditions.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    drivers.len()
+}
+
+#[test]
+fn a_crashed_worker_is_replaced_and_its_sample_run_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let interpreter = dir.path().join("bin").join("python3");
+    std::fs::create_dir(interpreter.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink("/usr/bin/python3", &interpreter).unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    let records = slow_honest_samples(1, 0.2);
+    write_jsonl(&samples, &records);
+    let results = dir.path().join("results.jsonl");
+    let mut command = evaluate_command(&samples, &results, &[]);
+    command.arg("--python").arg(&interpreter);
+    let run = spawn(command);
+    wait_for_lines(&results, 4);
+    assert!(kill_drivers(&interpreter) > 0, "found the run's workers");
+    let output = run.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let results = read_jsonl(&results);
+    assert_eq!(results.len(), records.len());
+    for (result, record) in results.iter().zip(&records) {
+        assert_eq!(result["passed"], record["kind"] == "correct", "a crash is not the candidate's: {result}");
+    }
+}
+
+#[test]
+fn a_missing_interpreter_stops_the_run_without_a_score_and_it_resumes_once_restored() {
+    let dir = tempfile::tempdir().unwrap();
+    let interpreter = dir.path().join("bin").join("python3");
+    std::fs::create_dir(interpreter.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink("/usr/bin/python3", &interpreter).unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &slow_honest_samples(1, 0.2));
+    let results = dir.path().join("results.jsonl");
+    let summary = dir.path().join("summary.json");
+    let command = || {
+        let mut command = evaluate_command(&samples, &results, &["--summary", summary.to_str().unwrap()]);
+        command.arg("--python").arg(&interpreter);
+        command
+    };
+    let run = spawn(command());
+    wait_for_lines(&results, 4);
+    std::fs::remove_file(&interpreter).unwrap();
+    assert!(kill_drivers(&interpreter) > 0, "found the run's workers");
+    let output = run.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("fault of this machine") && stderr.contains("cannot start worker"), "{stderr}");
+    assert!(stderr.contains("No such file or directory"), "the cause is named: {stderr}");
+    let summary_json: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    assert_eq!(summary_json["complete"], false);
+    assert!(summary_json.get("pass@1").is_none(), "no pass@k for an incomplete run");
+    assert!(summary_json["counts"]["infrastructure"].as_u64().unwrap() >= 1, "{summary_json}");
+    assert!(!results.exists(), "results stay partial");
+
+    std::os::unix::fs::symlink("/usr/bin/python3", &interpreter).unwrap();
+    let resumed = finish(&mut command());
+    assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
+    assert!(resumed.stderr.contains("resuming:"), "{}", resumed.stderr);
+    let results = read_jsonl(&results);
+    assert_eq!(results.len(), 48);
+    assert!(results.iter().all(|r| r["status"] != "infrastructure"), "infrastructure errors are run again");
+}
+
+/// Samples that time out only because the machine is busy (four workers per core, each
+/// candidate a busy loop) pass when run again alone.
+#[test]
+fn retry_timeouts_runs_them_again_alone_and_says_what_changed() {
+    let _machine = machine_to_myself();
+    // A loop that takes about half a second here, alone.
+    let calibration = Command::new("python3")
+        .args([
+            "-c",
+            "import time\nt=time.perf_counter()\nx=0\nfor i in range(1000000): x+=i\nprint(time.perf_counter()-t)",
+        ])
+        .output()
+        .unwrap();
+    let per_million: f64 = String::from_utf8_lossy(&calibration.stdout).trim().parse().unwrap();
+    let iterations = (0.5 / per_million * 1e6) as u64;
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let jobs = 4 * cores;
+    let busy: Vec<Value> = (0..jobs)
+        .map(|i| json!({"task_id": "basic/0", "completion": format!("{}x = 0\nfor i in range({iterations}):\n    x += i\n# {i}\n", canonical_body())}))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &busy);
+    let results = dir.path().join("results.jsonl");
+    let summary = dir.path().join("summary.json");
+    let jobs = jobs.to_string();
+    let finished: Finished = finish(&mut evaluate_command(
+        &samples,
+        &results,
+        &["--jobs", &jobs, "--timeout", "1", "--retry-timeouts", "--summary", summary.to_str().unwrap()],
+    ));
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let summary: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    let retried = &summary["run"]["retried_timeouts"];
+    assert!(retried["samples"].as_u64().unwrap() >= 1, "the busy machine made some time out: {summary}");
+    assert_eq!(retried["changed"], retried["samples"], "alone, every one passed: {summary}");
+    let results = read_jsonl(&results);
+    assert!(results.iter().all(|r| r["passed"] == true), "{results:?}");
+    assert_eq!(results.iter().filter(|r| r["retried"] == true).count() as u64, retried["samples"].as_u64().unwrap());
+}
+
+fn canonical_body() -> String {
+    let problems = std::fs::read_to_string(repo_root().join("problems/basic.jsonl")).unwrap();
+    let first: Value = serde_json::from_str(problems.lines().next().unwrap()).unwrap();
+    first["canonical_solution"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn the_summary_traces_the_number_to_its_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &slow_honest_samples(1, 0.0));
+    let results = dir.path().join("results.jsonl");
+    let summary = dir.path().join("summary.json");
+    let finished = finish(&mut evaluate_command(&samples, &results, &["--summary", summary.to_str().unwrap()]));
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let summary: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    let sha256 = |path: &Path| {
+        let output = Command::new("sha256sum").arg(path).output().unwrap();
+        String::from_utf8_lossy(&output.stdout).split_whitespace().next().unwrap().to_owned()
+    };
+    let settings = &summary["settings"];
+    assert_eq!(settings["samples_sha256"], sha256(&samples));
+    assert_eq!(settings["problems_sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(settings["passk_version"], env!("CARGO_PKG_VERSION"));
+    assert!(settings["python_version"].as_str().unwrap().starts_with('3'));
+    assert_eq!(settings["sandbox"], "full");
+    assert_eq!(settings["timeout"], 3.0);
+    let run = &summary["run"];
+    assert!(run["cpus"].as_u64().unwrap() >= 1);
+    for time in ["started_at", "finished_at"] {
+        let stamp = run[time].as_str().unwrap();
+        assert!(stamp.len() == 20 && stamp.ends_with('Z') && stamp.as_bytes()[10] == b'T', "{time}: {stamp}");
+    }
+    assert!(run["started_at"].as_str() <= run["finished_at"].as_str());
+}
