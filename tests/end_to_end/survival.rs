@@ -356,3 +356,119 @@ fn the_summary_traces_the_number_to_its_run() {
     }
     assert!(run["started_at"].as_str() <= run["finished_at"].as_str());
 }
+
+fn problem(task_id: &str, canonical: Option<&str>) -> Value {
+    let mut problem = json!({"task_id": task_id, "prompt": "def f():\n", "entry_point": "f",
+                             "test": "def check(c):\n    assert c() == 1\n"});
+    if let Some(canonical) = canonical {
+        problem["canonical_solution"] = json!(canonical);
+    }
+    problem
+}
+
+#[test]
+fn validate_reports_canonical_solutions_that_fail_or_run_close_to_the_limit() {
+    let bundled = finish(&mut passk(["validate", "--problems", "basic"]));
+    assert_eq!(bundled.code, Some(0), "{}", bundled.stderr);
+    assert!(bundled.stdout.contains("24 pass, 0 fail, 0 close to the limit"), "{}", bundled.stdout);
+
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("problems.jsonl");
+    write_jsonl(
+        &problems,
+        &[
+            problem("good/0", Some("    return 1\n")),
+            problem("wrong/0", Some("    return 2\n")),
+            problem("slow/0", Some("    import time\n    time.sleep(1.2)\n    return 1\n")),
+            problem("bare/0", None),
+        ],
+    );
+    let checked = finish(passk(["validate", "--timeout", "2", "--problems"]).arg(&problems));
+    assert_eq!(checked.code, Some(4), "a failing canonical solution: {}", checked.stderr);
+    let out = &checked.stdout;
+    assert!(out.contains("3 canonical solutions") && out.contains("2 pass, 1 fail, 1 close to the limit"), "{out}");
+    assert!(out.contains("fails     wrong/0  failed (AssertionError)"), "{out}");
+    assert!(out.contains("slow      slow/0"), "{out}");
+    assert!(out.contains("1 problems have no canonical solution: bare/0"), "{out}");
+}
+
+#[test]
+fn calibrated_limits_spare_a_slow_problem() {
+    let _machine = machine_to_myself();
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("problems.jsonl");
+    let slow = "    import time\n    time.sleep(0.8)\n    return 1\n";
+    write_jsonl(&problems, &[problem("slow/0", Some(slow)), problem("fast/0", Some("    return 1\n"))]);
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(
+        &samples,
+        &[
+            json!({"task_id": "slow/0", "completion": slow}),
+            json!({"task_id": "fast/0", "completion": "    return 1\n"}),
+        ],
+    );
+    let run = |extra: &[&str]| {
+        let results = dir.path().join("results.jsonl");
+        let summary = dir.path().join("summary.json");
+        let finished = finish(
+            passk(["evaluate"])
+                .arg(&samples)
+                .arg("--problems")
+                .arg(&problems)
+                .args(["--timeout", "0.5", "--k", "1", "--restart", "--results"])
+                .arg(&results)
+                .arg("--summary")
+                .arg(&summary)
+                .args(extra),
+        );
+        assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+        (read_jsonl(&results), serde_json::from_slice::<Value>(&std::fs::read(&summary).unwrap()).unwrap())
+    };
+    let (plain, _) = run(&[]);
+    assert_eq!(plain[0]["status"], "timeout", "0.8 s does not fit in 0.5 s");
+    let (calibrated, summary) = run(&["--calibrate"]);
+    assert!(calibrated.iter().all(|r| r["passed"] == true), "{calibrated:?}");
+    let limits = &summary["run"]["calibrated_timeouts"];
+    let slow_limit = limits["slow/0"].as_f64().unwrap();
+    assert!(slow_limit > 0.5 + 4.0 * 0.8 && slow_limit < 0.5 + 4.0 * 3.0, "{limits}");
+    assert!(limits["fast/0"].as_f64().unwrap() < slow_limit);
+}
+
+/// Busy loops on every core, and more workers than cores: with calibrated limits, no
+/// honest HumanEval solution times out.
+#[test]
+fn honest_code_does_not_time_out_on_a_loaded_machine() {
+    let _machine = machine_to_myself();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut hogs: Vec<Child> =
+        (0..2 * cores).map(|_| Command::new("python3").args(["-c", "while True: pass"]).spawn().unwrap()).collect();
+    let problems = passk_tests::humaneval_dir().join("HumanEval.jsonl.gz");
+    let file = std::fs::File::open(&problems).unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text).unwrap();
+    let records: Vec<Value> = text
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .map(|p| json!({"task_id": p["task_id"], "completion": p["canonical_solution"]}))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &records);
+    let results = dir.path().join("results.jsonl");
+    let jobs = (2 * cores).to_string();
+    let finished = finish(
+        passk(["evaluate"])
+            .arg(&samples)
+            .arg("--problems")
+            .arg(&problems)
+            .args(["--jobs", &jobs, "--calibrate", "--results"])
+            .arg(&results),
+    );
+    for hog in &mut hogs {
+        hog.kill().unwrap();
+        hog.wait().unwrap();
+    }
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let not_passed: Vec<Value> = read_jsonl(&results).into_iter().filter(|r| r["passed"] != true).collect();
+    assert_eq!(not_passed, Vec::<Value>::new());
+}

@@ -15,6 +15,7 @@ use passk_runner::{
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 
+use crate::canonical;
 use crate::dedup::{self, Dedup, Key, Offer, Sample};
 use crate::input::{self, InputError, ProblemSet};
 use crate::jsonl::JsonlReader;
@@ -33,7 +34,7 @@ const READ_AHEAD: usize = 4096;
 
 /// Bytes of each output stream kept per candidate, for the debug log; the rest is read
 /// and discarded.
-const OUTPUT_CAP: usize = 4 * 1024;
+pub const OUTPUT_CAP: usize = 4 * 1024;
 
 #[derive(Debug)]
 pub struct EvaluateOptions {
@@ -53,6 +54,8 @@ pub struct EvaluateOptions {
     pub restart: bool,
     /// Run samples that timed out again at the end, alone.
     pub retry_timeouts: bool,
+    /// Give each problem `timeout + factor × its canonical solution's runtime`.
+    pub calibrate: Option<f64>,
 }
 
 /// How a run that got under way ended, when it did not complete.
@@ -69,14 +72,17 @@ struct Pending {
     sample: Sample,
     key: Key,
     program: Program,
+    /// Its problem's position in the problem set.
+    problem: usize,
 }
 
 /// What travels with a job, so its verdict can be written in the samples' order.
 struct Tag {
     sample: Sample,
     key: Key,
-    /// Kept only to run it again if it times out (with --retry-timeouts).
-    program: Option<Program>,
+    /// Kept only to run it again, under the same limit, if it times out (with
+    /// --retry-timeouts).
+    program: Option<(Program, Option<Duration>)>,
 }
 
 pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
@@ -124,6 +130,10 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         sandbox: options.sandbox,
         helper,
         output_cap: OUTPUT_CAP,
+    };
+    let calibrated = match options.calibrate {
+        Some(factor) => canonical::calibrate(pool_options.clone(), &problems, options.timeout, factor).await?,
+        None => vec![None; problems.problems.len()],
     };
     let pool = Pool::start(pool_options.clone()).await?;
     let isolation = pool.isolation().clone();
@@ -176,13 +186,14 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
                 break Ok(());
             }
             pending = sample_rx.recv(), if job_tx.is_some() && read - output.next < READ_AHEAD => match pending {
-                Some(Pending { sample, key, program }) => {
+                Some(Pending { sample, key, program, problem }) => {
                     read += 1;
                     match dedup.offer(key, sample) {
                         Offer::Run(sample) => {
                             let jobs = job_tx.as_ref().expect("open while samples come");
-                            let kept = options.retry_timeouts.then(|| program.clone());
-                            if jobs.send(Job { program, tag: Tag { sample, key, program: kept } }).await.is_err() {
+                            let kept = options.retry_timeouts.then(|| (program.clone(), calibrated[problem]));
+                            let timeout = calibrated[problem];
+                            if jobs.send(Job { program, tag: Tag { sample, key, program: kept }, timeout }).await.is_err() {
                                 // The pool stopped; its error is the one to report.
                                 job_tx = None;
                             }
@@ -202,9 +213,9 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
                 Some((Tag { sample, key, program }, verdict)) => {
                     let mut put = dedup.settle(key, &verdict).into_iter().map(|twin| (twin, verdict.clone())).collect::<Vec<_>>();
                     put.push((sample, verdict));
-                    if let (Some(program), true) = (program, put[0].1.status == Status::Timeout) {
+                    if let (Some((program, timeout)), true) = (program, put[0].1.status == Status::Timeout) {
                         for (sample, _) in &put {
-                            timed_out.note(sample.index, key, &program);
+                            timed_out.note(sample.index, key, &program, timeout);
                         }
                     }
                     if let Err(error) = put.into_iter().try_for_each(|(sample, verdict)| output.put(sample, verdict)) {
@@ -284,6 +295,14 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     run.insert("resumed_from".into(), json!(done));
     run.insert("signal_filter".into(), json!(signal_filter));
     run.insert("sandbox_refused".into(), refused(&isolation));
+    let limits: Map<String, Value> = calibrated
+        .iter()
+        .zip(&problems.problems)
+        .filter_map(|(limit, problem)| limit.map(|limit| (problem.task_id.clone(), json!(limit.as_secs_f64()))))
+        .collect();
+    if options.calibrate.is_some() {
+        run.insert("calibrated_timeouts".into(), Value::Object(limits));
+    }
     if let Some((samples, changed)) = retried {
         run.insert("retried_timeouts".into(), json!({ "samples": samples, "changed": changed }));
     }
@@ -300,7 +319,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         footer: vec![
             ("executed".into(), format!("{} ({} identical samples reused a verdict)", dedup.executions, dedup.reused)),
             ("sandbox".into(), isolation.level.to_string()),
-            ("limits".into(), describe_limits(options.timeout, &options.limits)),
+            ("limits".into(), describe_limits(options.timeout, &options.limits, options.calibrate)),
         ],
     };
     for warning in report.warnings() {
@@ -405,7 +424,12 @@ fn feed(
         }
         let problem = &problems.problems[sample.problem];
         let program = Program::new(&problem.prompt, &sample.candidate, &problem.test, &problem.entry_point);
-        let pending = Pending { sample: Sample { index, fields: sample.fields }, key: dedup::key(&program), program };
+        let pending = Pending {
+            sample: Sample { index, fields: sample.fields },
+            key: dedup::key(&program),
+            program,
+            problem: sample.problem,
+        };
         if samples.blocking_send(pending).is_err() {
             // The run stopped; its error is the one to report.
             return Ok(());
@@ -522,17 +546,16 @@ fn warn_about_isolation(isolation: &Isolation, signal_filter: bool) {
     }
 }
 
-fn describe_limits(timeout: Duration, limits: &Limits) -> String {
+fn describe_limits(timeout: Duration, limits: &Limits, calibrate: Option<f64>) -> String {
     let memory =
         if limits.memory_mib == 0 { "no memory limit".to_owned() } else { format!("{} MiB memory", limits.memory_mib) };
+    let time = match calibrate {
+        Some(factor) => format!("{} s + {factor} x the canonical solution's time", timeout.as_secs_f64()),
+        None => format!("{} s", timeout.as_secs_f64()),
+    };
     format!(
-        "{} s, {memory}, {} processes, {} CPU s, {} MiB files, {} open files, {} MiB /tmp",
-        timeout.as_secs_f64(),
-        limits.processes,
-        limits.cpu_seconds,
-        limits.file_size_mib,
-        limits.open_files,
-        limits.tmp_mib
+        "{time}, {memory}, {} processes, {} CPU s, {} MiB files, {} open files, {} MiB /tmp",
+        limits.processes, limits.cpu_seconds, limits.file_size_mib, limits.open_files, limits.tmp_mib
     )
 }
 
@@ -552,6 +575,7 @@ fn settings(
     settings.insert("timeout".into(), json!(options.timeout.as_secs_f64()));
     settings.insert("limits".into(), json!(options.limits));
     settings.insert("retry_timeouts".into(), json!(options.retry_timeouts));
+    settings.insert("calibrate".into(), json!(options.calibrate));
     settings.insert("python".into(), json!(interpreter.executable.display().to_string()));
     settings.insert("python_version".into(), json!(interpreter.version));
     settings

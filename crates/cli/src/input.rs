@@ -77,6 +77,7 @@ pub struct Problem {
     pub prompt: String,
     pub entry_point: String,
     pub test: String,
+    pub canonical_solution: Option<String>,
 }
 
 /// Problem sets compiled into the binary, so they work wherever passk does.
@@ -127,11 +128,11 @@ impl ProblemSet {
                 prompt: field("prompt")?,
                 entry_point: field("entry_point")?,
                 test: field("test")?,
+                canonical_solution: match object.get("canonical_solution") {
+                    None | Some(Value::Null) => None,
+                    Some(_) => Some(field("canonical_solution")?),
+                },
             };
-            // Optional, but when present it must be usable by tools that run it.
-            if !matches!(object.get("canonical_solution"), None | Some(Value::Null)) {
-                field("canonical_solution")?;
-            }
             if !is_identifier(&problem.entry_point) {
                 return Err(InputError::EntryPoint { path: name, line, value: problem.entry_point });
             }
@@ -206,5 +207,6 @@ mod tests {
     fn the_bundled_set_loads() {
         let set = ProblemSet::load("basic").unwrap();
         assert!(set.problems.len() >= 20);
+        assert!(set.problems.iter().all(|p| p.canonical_solution.is_some()));
     }
 }

@@ -5,6 +5,7 @@
 //! line so that bad input is caught before anything runs, hands the programs to the
 //! runner, writes the results in the samples' order, and prints the scores.
 
+mod canonical;
 mod dedup;
 mod evaluate;
 mod input;
@@ -39,6 +40,8 @@ const EXIT_BAD_INPUT: u8 = 2;
 /// Some samples got no verdict through faults of the machine (a worker that crashed or
 /// could not be restarted, a full disk); pass@k is not reported. Run again to resume.
 const EXIT_INFRASTRUCTURE: u8 = 3;
+/// `validate` found canonical solutions that fail.
+const EXIT_INVALID_PROBLEMS: u8 = 4;
 /// Stopped by Ctrl-C or SIGTERM; run again to resume.
 const EXIT_INTERRUPTED: u8 = 130;
 
@@ -58,6 +61,9 @@ enum Command {
     Evaluate(EvaluateArgs),
     /// Compute pass@k from an existing results file, executing nothing.
     Score(ScoreArgs),
+    /// Run every canonical solution of a problem set, and report those that fail or run
+    /// close to the time limit.
+    Validate(ValidateArgs),
     /// Internal: set up a worker's sandbox and execute its interpreter.
     #[command(name = "__sandbox-exec", hide = true)]
     SandboxExec { policy: String },
@@ -80,6 +86,52 @@ struct EvaluateArgs {
     /// The k values of pass@k, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1,10,100", value_parser = parse_k)]
     k: Vec<u64>,
+    #[command(flatten)]
+    runner: RunnerArgs,
+    /// Where to write per-sample results [default: <SAMPLES>_results.jsonl].
+    #[arg(long)]
+    results: Option<PathBuf>,
+    /// Also write the summary as JSON to this path.
+    #[arg(long)]
+    summary: Option<PathBuf>,
+    /// Run every sample, even one identical to another (by default a program is run once
+    /// and its verdict given to every identical sample).
+    #[arg(long)]
+    no_dedup: bool,
+    /// Start over, discarding the results of an interrupted run of the same command
+    /// (by default it is resumed).
+    #[arg(long)]
+    restart: bool,
+    /// Run the samples that timed out again at the end, one at a time, and keep the new
+    /// verdicts (the summary says how many changed).
+    #[arg(long)]
+    retry_timeouts: bool,
+    /// Give each problem its own time limit: --timeout plus --calibrate-factor times how
+    /// long its canonical solution takes here (measured before the run).
+    #[arg(long)]
+    calibrate: bool,
+    /// With --calibrate, how many times the canonical solution's runtime a problem gets
+    /// on top of --timeout.
+    #[arg(long, value_name = "FACTOR", default_value = "4", value_parser = parse_factor, requires = "calibrate")]
+    calibrate_factor: f64,
+}
+
+#[derive(Debug, clap::Args)]
+struct ValidateArgs {
+    /// A HumanEval-format problem file (.jsonl or .jsonl.gz), or a bundled set's name.
+    #[arg(long)]
+    problems: String,
+    #[command(flatten)]
+    runner: RunnerArgs,
+    /// A canonical solution taking more than this share of the limit is reported as
+    /// close to it.
+    #[arg(long, value_name = "SHARE", default_value = "0.5", value_parser = parse_factor)]
+    close: f64,
+}
+
+/// How candidates are run: shared by every command that runs them.
+#[derive(Debug, clap::Args)]
+struct RunnerArgs {
     /// Candidates run at once [default: the number of CPUs].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     jobs: Option<u64>,
@@ -112,24 +164,34 @@ struct EvaluateArgs {
     /// The Python interpreter, resolved once to its real executable.
     #[arg(long, default_value = "python3")]
     python: OsString,
-    /// Where to write per-sample results [default: <SAMPLES>_results.jsonl].
-    #[arg(long)]
-    results: Option<PathBuf>,
-    /// Also write the summary as JSON to this path.
-    #[arg(long)]
-    summary: Option<PathBuf>,
-    /// Run every sample, even one identical to another (by default a program is run once
-    /// and its verdict given to every identical sample).
-    #[arg(long)]
-    no_dedup: bool,
-    /// Start over, discarding the results of an interrupted run of the same command
-    /// (by default it is resumed).
-    #[arg(long)]
-    restart: bool,
-    /// Run the samples that timed out again at the end, one at a time, and keep the new
-    /// verdicts (the summary says how many changed).
-    #[arg(long)]
-    retry_timeouts: bool,
+}
+
+impl RunnerArgs {
+    fn jobs(&self) -> usize {
+        match self.jobs {
+            Some(jobs) => usize::try_from(jobs).unwrap_or(usize::MAX),
+            None => std::thread::available_parallelism().map_or(1, usize::from),
+        }
+    }
+
+    fn sandbox(&self) -> SandboxMode {
+        match self.sandbox {
+            SandboxArg::Auto => SandboxMode::Auto,
+            SandboxArg::Strict => SandboxMode::Strict,
+            SandboxArg::None => SandboxMode::None,
+        }
+    }
+
+    fn limits(&self) -> Limits {
+        Limits {
+            memory_mib: self.memory_limit,
+            processes: self.max_processes,
+            cpu_seconds: self.cpu_limit,
+            file_size_mib: self.file_size_limit,
+            open_files: self.open_files,
+            tmp_mib: self.tmp_size,
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -149,6 +211,14 @@ fn parse_k(text: &str) -> Result<u64, String> {
         Ok(0) => Err("k must be at least 1".into()),
         Ok(k) => Ok(k),
         Err(_) => Err(format!("{text:?} is not a whole number")),
+    }
+}
+
+fn parse_factor(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(factor) if factor.is_finite() && factor > 0.0 => Ok(factor),
+        Ok(_) => Err("must be a positive number".into()),
+        Err(_) => Err(format!("{text:?} is not a number")),
     }
 }
 
@@ -185,6 +255,8 @@ pub enum CommandError {
     Stopped(evaluate::Stopped),
     #[error("{errors} samples have no verdict (infrastructure errors), so pass@k is unknown")]
     IncompleteResults { errors: u64 },
+    #[error("{failing} canonical solutions fail")]
+    InvalidProblems { failing: usize },
 }
 
 fn describe_stop(stopped: &evaluate::Stopped) -> String {
@@ -209,6 +281,7 @@ impl CommandError {
             CommandError::Stopped(evaluate::Stopped::Interrupted { .. }) => EXIT_INTERRUPTED,
             CommandError::Stopped(evaluate::Stopped::Infrastructure { .. })
             | CommandError::IncompleteResults { .. } => EXIT_INFRASTRUCTURE,
+            CommandError::InvalidProblems { .. } => EXIT_INVALID_PROBLEMS,
             _ => EXIT_RUN_FAILED,
         }
     }
@@ -256,13 +329,6 @@ fn run(command: Command) -> Result<(), CommandError> {
             score::score(score::ScoreOptions { results: args.results, ks: args.k, summary: args.summary })
         }
         Command::Evaluate(args) => {
-            if let Err(error) = passk_runner::protect_this_process() {
-                tracing::warn!("cannot make the harness non-dumpable: {error}");
-            }
-            let jobs = match args.jobs {
-                Some(jobs) => usize::try_from(jobs).unwrap_or(usize::MAX),
-                None => std::thread::available_parallelism().map_or(1, usize::from),
-            };
             let results = args.results.unwrap_or_else(|| {
                 let mut name = args.samples.as_os_str().to_owned();
                 name.push("_results.jsonl");
@@ -272,35 +338,50 @@ fn run(command: Command) -> Result<(), CommandError> {
                 samples: args.samples,
                 problems: args.problems,
                 ks: args.k,
-                jobs,
-                timeout: args.timeout,
-                sandbox: match args.sandbox {
-                    SandboxArg::Auto => SandboxMode::Auto,
-                    SandboxArg::Strict => SandboxMode::Strict,
-                    SandboxArg::None => SandboxMode::None,
-                },
-                limits: Limits {
-                    memory_mib: args.memory_limit,
-                    processes: args.max_processes,
-                    cpu_seconds: args.cpu_limit,
-                    file_size_mib: args.file_size_limit,
-                    open_files: args.open_files,
-                    tmp_mib: args.tmp_size,
-                },
+                jobs: args.runner.jobs(),
+                timeout: args.runner.timeout,
+                sandbox: args.runner.sandbox(),
+                limits: args.runner.limits(),
                 dedup: !args.no_dedup,
-                python: args.python,
+                python: args.runner.python,
                 results,
                 summary: args.summary,
                 restart: args.restart,
                 retry_timeouts: args.retry_timeouts,
+                calibrate: args.calibrate.then_some(args.calibrate_factor),
             };
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .map_err(|source| CommandError::Write { path: "the async runtime".into(), source })?;
-            runtime.block_on(evaluate::evaluate(options))
+            runtime()?.block_on(evaluate::evaluate(options))
+        }
+        Command::Validate(args) => {
+            let problems = input::ProblemSet::load(&args.problems)?;
+            runtime()?.block_on(async {
+                let options = pool_options(&args.runner).await?;
+                canonical::validate(options, &problems, args.close).await
+            })
         }
     }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, CommandError> {
+    if let Err(error) = passk_runner::protect_this_process() {
+        tracing::warn!("cannot make the harness non-dumpable: {error}");
+    }
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| CommandError::Write { path: "the async runtime".into(), source })
+}
+
+async fn pool_options(runner: &RunnerArgs) -> Result<passk_runner::PoolOptions, CommandError> {
+    Ok(passk_runner::PoolOptions {
+        interpreter: passk_runner::Interpreter::resolve(&runner.python).await?,
+        jobs: runner.jobs(),
+        timeout: runner.timeout,
+        limits: runner.limits(),
+        sandbox: runner.sandbox(),
+        helper: std::env::current_exe().map_err(CommandError::OwnExecutable)?,
+        output_cap: evaluate::OUTPUT_CAP,
+    })
 }
 
 fn main() -> ExitCode {

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
+use std::time::Duration;
 
 use passk_runner::{CancellationToken, Job, Pool, PoolOptions, Program, Status, Verdict};
 use serde_json::{json, Value};
@@ -14,16 +15,16 @@ use crate::dedup::Key;
 use crate::report::Tally;
 use crate::CommandError;
 
-/// Samples that timed out, by program.
+/// Samples that timed out, by program, with the limit each ran under.
 #[derive(Debug, Default)]
 pub struct TimedOut {
-    programs: HashMap<Key, Program>,
+    programs: HashMap<Key, (Program, Option<Duration>)>,
     samples: HashMap<usize, Key>,
 }
 
 impl TimedOut {
-    pub fn note(&mut self, index: usize, key: Key, program: &Program) {
-        self.programs.entry(key).or_insert_with(|| program.clone());
+    pub fn note(&mut self, index: usize, key: Key, program: &Program, timeout: Option<Duration>) {
+        self.programs.entry(key).or_insert_with(|| (program.clone(), timeout));
         self.samples.insert(index, key);
     }
 
@@ -53,8 +54,8 @@ pub async fn retry(mut options: PoolOptions, timed_out: TimedOut, partial: &Path
     let pool = Pool::start(options).await?;
     let (job_tx, job_rx) = mpsc::channel(timed_out.programs.len().max(1));
     let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
-    for (key, program) in timed_out.programs {
-        job_tx.send(Job { program, tag: key }).await.expect("the queue holds every job");
+    for (key, (program, timeout)) in timed_out.programs {
+        job_tx.send(Job { program, tag: key, timeout }).await.expect("the queue holds every job");
     }
     drop(job_tx);
     pool.run(job_rx, verdict_tx, CancellationToken::new()).await?;

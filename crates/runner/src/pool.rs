@@ -41,6 +41,8 @@ pub struct PoolOptions {
 pub struct Job<T> {
     pub program: Program,
     pub tag: T,
+    /// This candidate's own wall-clock limit, instead of the pool's.
+    pub timeout: Option<Duration>,
 }
 
 #[derive(Debug, Error)]
@@ -247,7 +249,7 @@ impl Worker {
             let (verdict, fault) = tokio::select! {
                 biased;
                 () = cancel.cancelled() => break,
-                outcome = self.run(&job.program) => outcome,
+                outcome = self.run(&job.program, job.timeout) => outcome,
             };
             if results.send((job.tag, verdict)).is_err() {
                 self.stop().await;
@@ -266,7 +268,8 @@ impl Worker {
     /// Runs one candidate. A driver that fails while running it is replaced and the
     /// candidate run once more, so a crash of the machine's making is not taken for the
     /// candidate's. The error, if any, is a fault that stops this worker.
-    async fn run(&mut self, program: &Program) -> (Verdict, Option<PoolError>) {
+    async fn run(&mut self, program: &Program, timeout: Option<Duration>) -> (Verdict, Option<PoolError>) {
+        let limits = DriverLimits { timeout: timeout.unwrap_or(self.limits.timeout), ..self.limits };
         let mut failures = Vec::new();
         while failures.len() < 2 {
             let driver = match self.driver.as_mut() {
@@ -279,7 +282,7 @@ impl Worker {
                     }
                 },
             };
-            match driver.run(program.as_str(), self.limits).await {
+            match driver.run(program.as_str(), limits).await {
                 Ok(verdict) => return (verdict, None),
                 Err(error) => {
                     tracing::warn!(slot = self.slot, "{error}; restarting the worker");

@@ -1,0 +1,130 @@
+//! Running problems' own canonical solutions: `passk validate`, which checks a problem
+//! set before it is used, and `--calibrate`, which sets each problem's time limit from
+//! how long its canonical solution takes here (a floor plus a factor of it, as evalplus
+//! does), so that a slow problem is not failed for being slow on a busy machine.
+
+use std::time::Duration;
+
+use passk_runner::{CancellationToken, Candidate, Job, Pool, PoolOptions, Program, Status, Verdict};
+use tokio::sync::mpsc;
+
+use crate::input::ProblemSet;
+use crate::CommandError;
+
+/// How many times each canonical solution runs when calibrating; the slowest counts.
+const CALIBRATION_RUNS: usize = 2;
+/// The least time a canonical solution gets while it is being measured.
+const CALIBRATION_LIMIT: Duration = Duration::from_secs(30);
+
+/// Runs every problem's canonical solution `runs` times, each within `timeout` (the
+/// pool's own if None); returns, per problem (in set order), its verdicts, or None for
+/// a problem without one.
+pub async fn run(
+    options: PoolOptions,
+    problems: &ProblemSet,
+    runs: usize,
+    timeout: Option<Duration>,
+) -> Result<Vec<Option<Vec<Verdict>>>, CommandError> {
+    let pool = Pool::start(options).await?;
+    let (job_tx, job_rx) = mpsc::channel(problems.problems.len() * runs + 1);
+    let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
+    for (index, problem) in problems.problems.iter().enumerate() {
+        let Some(solution) = &problem.canonical_solution else { continue };
+        let program = Program::new(
+            &problem.prompt,
+            &Candidate::Completion(solution.clone()),
+            &problem.test,
+            &problem.entry_point,
+        );
+        for _ in 0..runs {
+            job_tx.send(Job { program: program.clone(), tag: index, timeout }).await.expect("room for every job");
+        }
+    }
+    drop(job_tx);
+    pool.run(job_rx, verdict_tx, CancellationToken::new()).await?;
+    let mut verdicts: Vec<Option<Vec<Verdict>>> = vec![None; problems.problems.len()];
+    while let Ok((index, verdict)) = verdict_rx.try_recv() {
+        verdicts[index].get_or_insert_with(Vec::new).push(verdict);
+    }
+    Ok(verdicts)
+}
+
+/// Each problem's limit: `floor + factor × the slowest run of its canonical solution`.
+/// A problem without a passing canonical solution keeps `floor`, with a warning.
+pub async fn calibrate(
+    options: PoolOptions,
+    problems: &ProblemSet,
+    floor: Duration,
+    factor: f64,
+) -> Result<Vec<Option<Duration>>, CommandError> {
+    // Measured with time to spare, so that a slow problem is measured, not cut short.
+    let generous = CALIBRATION_LIMIT.max(floor * 10);
+    let runs = run(options, problems, CALIBRATION_RUNS, Some(generous)).await?;
+    let mut uncalibrated = Vec::new();
+    let limits = runs
+        .iter()
+        .zip(&problems.problems)
+        .map(|(verdicts, problem)| match verdicts {
+            Some(verdicts) if verdicts.iter().all(Verdict::passed) => {
+                let slowest = verdicts.iter().map(|v| v.duration).fold(0.0, f64::max);
+                Some(floor + Duration::from_secs_f64(factor * slowest))
+            }
+            _ => {
+                uncalibrated.push(problem.task_id.clone());
+                None
+            }
+        })
+        .collect();
+    if !uncalibrated.is_empty() {
+        eprintln!(
+            "warning: {} problems keep the plain --timeout, having no passing canonical solution to calibrate \
+             from (run `passk validate`): {}",
+            uncalibrated.len(),
+            uncalibrated.join(", ")
+        );
+    }
+    Ok(limits)
+}
+
+/// `passk validate`: whether every canonical solution passes, and comfortably.
+pub async fn validate(options: PoolOptions, problems: &ProblemSet, close: f64) -> Result<(), CommandError> {
+    let timeout = options.timeout.as_secs_f64();
+    let runs = run(options, problems, 1, None).await?;
+    let (mut failing, mut slow, mut missing) = (Vec::new(), Vec::new(), Vec::new());
+    for (verdicts, problem) in runs.iter().zip(&problems.problems) {
+        match verdicts.as_ref().and_then(|v| v.first()) {
+            None => missing.push(problem.task_id.clone()),
+            Some(verdict) if !verdict.passed() => {
+                let detail =
+                    if verdict.status == Status::Timeout { "timed out".to_owned() } else { verdict.detail.clone() };
+                failing.push(format!("  fails     {}  {} ({detail})", problem.task_id, verdict.status));
+            }
+            Some(verdict) if verdict.duration > close * timeout => {
+                slow.push(format!(
+                    "  slow      {}  {:.2} s of the {timeout} s limit",
+                    problem.task_id, verdict.duration
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    let checked = problems.problems.len() - missing.len();
+    println!(
+        "{checked} canonical solutions of {}: {} pass, {} fail, {} close to the limit",
+        problems.name,
+        checked - failing.len(),
+        failing.len(),
+        slow.len()
+    );
+    for line in failing.iter().chain(&slow) {
+        println!("{line}");
+    }
+    if !missing.is_empty() {
+        println!("  {} problems have no canonical solution: {}", missing.len(), missing.join(", "));
+    }
+    if failing.is_empty() {
+        Ok(())
+    } else {
+        Err(CommandError::InvalidProblems { failing: failing.len() })
+    }
+}
