@@ -47,3 +47,21 @@ fn a_k_beyond_some_problems_samples_is_left_out_with_a_warning() {
     assert!(stderr.contains("pass@5 left out: 1 of 3 problems have fewer than 5 samples"), "{stderr}");
     assert!(stderr.contains("pass@10 left out: 2 of 3 problems have fewer than 10 samples"), "{stderr}");
 }
+
+#[test]
+fn results_with_infrastructure_errors_get_no_pass_at_k() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.jsonl");
+    let mut records = results_with(&[("a", 3, 1)]);
+    records.push(json!({"task_id": "a", "passed": false, "status": "infrastructure"}));
+    write_jsonl(&results, &records);
+    let summary = dir.path().join("summary.json");
+    let finished = finish(passk(["score"]).arg(&results).arg("--summary").arg(&summary));
+    assert_eq!(finished.code, Some(3), "{}", finished.stderr);
+    assert!(finished.stdout.contains("not reported"), "{}", finished.stdout);
+    assert!(finished.stderr.contains("1 samples have no verdict"), "{}", finished.stderr);
+    let summary: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    assert_eq!(summary["complete"], false);
+    assert!(summary.get("pass@1").is_none());
+    assert_eq!(summary["counts"]["infrastructure"], 1);
+}
