@@ -4,25 +4,18 @@
 
 use std::process::Command;
 
-use passk_tests::{finish, humaneval_dir, machine_to_myself, passk, read_jsonl, repo_root, write_jsonl};
+use passk_tests::{
+    finish, humaneval_canonical_samples, humaneval_dir, machine_to_myself, passk, read_jsonl, repo_root, write_jsonl,
+};
 use serde_json::{json, Value};
-
-fn humaneval_problems() -> Vec<Value> {
-    let file = std::fs::File::open(humaneval_dir().join("HumanEval.jsonl.gz")).unwrap();
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text).unwrap();
-    text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
-}
 
 #[test]
 fn all_164_canonical_solutions_pass() {
     let _machine = machine_to_myself();
-    let problems = humaneval_problems();
-    assert_eq!(problems.len(), 164);
+    let records = humaneval_canonical_samples();
+    assert_eq!(records.len(), 164);
     let dir = tempfile::tempdir().unwrap();
     let samples = dir.path().join("canonical.jsonl");
-    let records: Vec<Value> =
-        problems.iter().map(|p| json!({"task_id": p["task_id"], "completion": p["canonical_solution"]})).collect();
     write_jsonl(&samples, &records);
     let results = dir.path().join("results.jsonl");
     let summary = dir.path().join("summary.json");

@@ -83,14 +83,7 @@ fn memory_does_not_grow_with_the_number_of_samples() {
 fn more_workers_than_cores_give_no_false_time_outs() {
     let _machine = machine_to_myself();
     let problems = humaneval_dir().join("HumanEval.jsonl.gz");
-    let file = std::fs::File::open(&problems).unwrap();
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text).unwrap();
-    let records: Vec<Value> = text
-        .lines()
-        .map(|line| serde_json::from_str::<Value>(line).unwrap())
-        .map(|p| json!({"task_id": p["task_id"], "completion": p["canonical_solution"]}))
-        .collect();
+    let records = passk_tests::humaneval_canonical_samples();
     let dir = tempfile::tempdir().unwrap();
     let samples = dir.path().join("samples.jsonl");
     write_jsonl(&samples, &records);

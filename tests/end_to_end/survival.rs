@@ -443,14 +443,7 @@ fn honest_code_does_not_time_out_on_a_loaded_machine() {
     let mut hogs: Vec<Child> =
         (0..2 * cores).map(|_| Command::new("python3").args(["-c", "while True: pass"]).spawn().unwrap()).collect();
     let problems = passk_tests::humaneval_dir().join("HumanEval.jsonl.gz");
-    let file = std::fs::File::open(&problems).unwrap();
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text).unwrap();
-    let records: Vec<Value> = text
-        .lines()
-        .map(|line| serde_json::from_str::<Value>(line).unwrap())
-        .map(|p| json!({"task_id": p["task_id"], "completion": p["canonical_solution"]}))
-        .collect();
+    let records = passk_tests::humaneval_canonical_samples();
     let dir = tempfile::tempdir().unwrap();
     let samples = dir.path().join("samples.jsonl");
     write_jsonl(&samples, &records);

@@ -168,3 +168,19 @@ pub fn machine_to_myself() -> std::sync::MutexGuard<'static, ()> {
     static MACHINE: std::sync::Mutex<()> = std::sync::Mutex::new(());
     MACHINE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
+
+/// The real HumanEval's problems, as JSON objects.
+pub fn humaneval_problems() -> Vec<Value> {
+    let file = std::fs::File::open(humaneval_dir().join("HumanEval.jsonl.gz")).expect("HumanEval was fetched");
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text).expect("HumanEval is gzip");
+    text.lines().map(|line| serde_json::from_str(line).expect("HumanEval is JSON Lines")).collect()
+}
+
+/// One sample per HumanEval problem: its canonical solution.
+pub fn humaneval_canonical_samples() -> Vec<Value> {
+    humaneval_problems()
+        .iter()
+        .map(|p| serde_json::json!({"task_id": p["task_id"], "completion": p["canonical_solution"]}))
+        .collect()
+}

@@ -244,7 +244,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     } else if let Some(error) = write_failure {
         Some(Stopped::Infrastructure {
             errors: (total - next) as u64,
-            cause: crate::chain(&error),
+            cause: passk_runner::error_chain(&error),
             done: next,
             total,
             partial: partial.clone(),
@@ -252,7 +252,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     } else if let Some(error) = pool_fault {
         Some(Stopped::Infrastructure {
             errors: tally.infrastructure_errors() + (total - next) as u64,
-            cause: crate::chain(&error),
+            cause: passk_runner::error_chain(&error),
             done: next,
             total,
             partial: partial.clone(),

@@ -294,18 +294,6 @@ pub fn print_report(report: &report::Report<'_>) -> Result<(), CommandError> {
         .map_err(|source| CommandError::Write { path: "standard output".into(), source })
 }
 
-/// An error and its causes, on one line.
-pub fn chain(error: &dyn std::error::Error) -> String {
-    let mut message = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        message.push_str(": ");
-        message.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    message
-}
-
 fn init_logging(verbose: u8) {
     let default = match verbose {
         0 => "warn",
@@ -394,7 +382,7 @@ fn main() -> ExitCode {
     match run(cli.command) {
         Ok(()) => ExitCode::from(EXIT_SUCCESS),
         Err(error) => {
-            eprintln!("error: {}", chain(&error));
+            eprintln!("error: {}", passk_runner::error_chain(&error));
             ExitCode::from(error.exit_code())
         }
     }

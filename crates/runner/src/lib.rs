@@ -30,3 +30,15 @@ pub use program::{Candidate, Program};
 pub use sandbox::{Isolation, Level, Limits, SandboxMode};
 pub use tokio_util::sync::CancellationToken;
 pub use verdict::{Status, Verdict};
+
+/// An error and its causes, on one line: `cannot start worker 1: the driver exited ...`.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        message.push_str(": ");
+        message.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    message
+}

@@ -10,6 +10,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::driver::{Driver, DriverError, Limits as DriverLimits, Ready, ENVIRONMENT};
+use crate::error_chain;
 use crate::interpreter::Interpreter;
 use crate::program::Program;
 use crate::sandbox::{Isolation, Level, Limits, SandboxContext, SandboxError, SandboxMode};
@@ -299,15 +300,4 @@ impl Worker {
             driver.stop().await;
         }
     }
-}
-
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut message = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        message.push_str(": ");
-        message.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    message
 }

@@ -61,22 +61,11 @@ enum HelperError {
     },
 }
 
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut message = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        message.push_str(": ");
-        message.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    message
-}
-
 /// The `passk __sandbox-exec` helper: sets up the sandbox described by `policy_json`
 /// and executes the interpreter in it. Must be called before any other thread exists.
 pub fn run_helper(policy_json: &str) -> ! {
     let Err(error) = helper(policy_json);
-    eprintln!("passk sandbox: {}", chain(&error));
+    eprintln!("passk sandbox: {}", crate::error_chain(&error));
     let code = match error {
         HelperError::Exec { .. } => EXIT_EXEC_FAILED,
         _ => EXIT_SETUP_FAILED,
