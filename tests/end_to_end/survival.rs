@@ -280,23 +280,24 @@ fn a_missing_interpreter_stops_the_run_without_a_score_and_it_resumes_once_resto
     assert!(results.iter().all(|r| r["status"] != "infrastructure"), "infrastructure errors are run again");
 }
 
-/// Samples that time out only because the machine is busy (four workers per core, each
-/// candidate a busy loop) pass when run again alone.
+/// Samples that time out only because the machine is busy (eight workers per core, each
+/// candidate a busy loop of about 0.4 s alone, so about 3 s when sharing a core with
+/// seven others, against a 1 s limit) pass when run again alone.
 #[test]
 fn retry_timeouts_runs_them_again_alone_and_says_what_changed() {
     let _machine = machine_to_myself();
-    // A loop that takes about half a second here, alone.
+    // The loop's speed here, alone: the fastest of three measurements.
     let calibration = Command::new("python3")
         .args([
             "-c",
-            "import time\nt=time.perf_counter()\nx=0\nfor i in range(1000000): x+=i\nprint(time.perf_counter()-t)",
+            "import time\nbest=9e9\nfor _ in range(3):\n    t=time.perf_counter()\n    x=0\n    for i in range(1000000): x+=i\n    best=min(best, time.perf_counter()-t)\nprint(best)",
         ])
         .output()
         .unwrap();
     let per_million: f64 = String::from_utf8_lossy(&calibration.stdout).trim().parse().unwrap();
-    let iterations = (0.5 / per_million * 1e6) as u64;
+    let iterations = (0.4 / per_million * 1e6) as u64;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let jobs = 4 * cores;
+    let jobs = 8 * cores;
     let busy: Vec<Value> = (0..jobs)
         .map(|i| json!({"task_id": "basic/0", "completion": format!("{}x = 0\nfor i in range({iterations}):\n    x += i\n# {i}\n", canonical_body())}))
         .collect();
@@ -314,7 +315,7 @@ fn retry_timeouts_runs_them_again_alone_and_says_what_changed() {
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
     let summary: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
     let retried = &summary["run"]["retried_timeouts"];
-    assert!(retried["samples"].as_u64().unwrap() >= 1, "the busy machine made some time out: {summary}");
+    assert!(retried["samples"].as_u64().unwrap_or(0) >= 1, "the busy machine made some time out: {summary}");
     assert_eq!(retried["changed"], retried["samples"], "alone, every one passed: {summary}");
     let results = read_jsonl(&results);
     assert!(results.iter().all(|r| r["passed"] == true), "{results:?}");
