@@ -153,12 +153,20 @@ fn forged_verdicts_on_every_descriptor_fail() {
         format!("{WRONG_BODY}{}", FORGER.trim_start_matches("    pass\n")),
         correct_body(),
     ];
-    let run = run(&completions, &["--timeout", "20"]);
-    for result in &run.results[..3] {
-        assert_eq!(result["passed"], false, "{result}");
+    for mode in ["in-process", "judge"] {
+        let run = run(&completions, &["--timeout", "20", "--verdicts", mode]);
+        for result in &run.results[..3] {
+            assert_eq!(result["passed"], false, "{mode}: {result}");
+        }
+        let forged_then_tested = &run.results[2];
+        if mode == "in-process" {
+            assert_eq!(status(forged_then_tested), "failed", "the tests ran and failed: {forged_then_tested}");
+        } else {
+            // The forgery reached the judge's channel as garbage, which fails the sample.
+            assert!(forged_then_tested["detail"].as_str().unwrap().starts_with("sent the judge an unreadable answer"));
+        }
+        assert_eq!(run.results[3]["passed"], true, "{mode}: the honest control passes");
     }
-    assert_eq!(status(&run.results[2]), "failed", "{}", run.results[2]);
-    assert_eq!(run.results[3]["passed"], true, "the honest control passes");
 }
 
 /// Guards against a pass being turned into a time-out by what the candidate left
@@ -241,8 +249,12 @@ fn endless_output_is_stopped_at_the_limit_and_the_harness_stays_small() {
 /// `VICTIM` is the pid of a host process the test started.
 const SIGNALLER: &str = r#"import os, signal, subprocess
 victim = VICTIM
+# Outside a pid namespace of its own, a candidate's parent is the driver; inside one
+# (judge mode at level full), the parent cannot be named and the namespace's init is
+# the judge.
+parent = os.getppid() or 1
 attempts = [
-    lambda: os.kill(os.getppid(), signal.SIGKILL),
+    lambda: os.kill(parent, signal.SIGKILL),
     lambda: os.kill(victim, signal.SIGKILL),
     lambda: os.kill(victim, signal.SIGTERM),
     lambda: os.killpg(victim, signal.SIGKILL),
@@ -257,7 +269,7 @@ assert failed == len(attempts), failed
 # kill(-1) is tried only with the filter proven in force: unfiltered and outside a pid
 # namespace, it would reach every process of this user.
 try:
-    os.kill(os.getppid(), 0)
+    os.kill(parent, 0)
 except PermissionError:
     try:
         os.kill(-1, signal.SIGKILL)

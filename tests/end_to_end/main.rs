@@ -8,6 +8,7 @@ mod bundled;
 mod degraded;
 mod hostile;
 mod humaneval;
+mod judge;
 mod scale;
 mod scoring;
 mod survival;

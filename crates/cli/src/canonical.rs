@@ -30,12 +30,7 @@ pub async fn run(
     let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
     for (index, problem) in problems.problems.iter().enumerate() {
         let Some(solution) = &problem.canonical_solution else { continue };
-        let program = Program::new(
-            &problem.prompt,
-            &Candidate::Completion(solution.clone()),
-            &problem.test,
-            &problem.entry_point,
-        );
+        let program = Program::new(&problem.code, &Candidate::Completion(solution.clone()));
         for _ in 0..runs {
             job_tx.send(Job { program: program.clone(), tag: index, timeout }).await.expect("room for every job");
         }

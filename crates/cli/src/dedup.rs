@@ -15,7 +15,14 @@ const REMEMBERED: usize = 50_000;
 pub type Key = [u8; 32];
 
 pub fn key(program: &Program) -> Key {
-    Sha256::digest(program.as_str().as_bytes()).into()
+    let problem = program.problem();
+    let mut hasher = Sha256::new();
+    for part in [program.candidate_code(), &problem.prompt, &problem.test, &problem.entry_point] {
+        // Each part's length first, so that no two programs hash the same parts alike.
+        hasher.update((part.len() as u64).to_le_bytes());
+        hasher.update(part.as_bytes());
+    }
+    hasher.finalize().into()
 }
 
 /// A sample waiting for, or given, a verdict.

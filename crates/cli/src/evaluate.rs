@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use passk_runner::{
-    CancellationToken, Interpreter, Isolation, Job, Level, Limits, Pool, PoolOptions, Program, SandboxMode, Status,
-    Verdict,
+    CancellationToken, DriverFacts, Interpreter, Isolation, Job, Level, Limits, Pool, PoolOptions, Program,
+    SandboxMode, Status, Verdict, VerdictMode,
 };
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
@@ -44,6 +44,7 @@ pub struct EvaluateOptions {
     pub jobs: usize,
     pub timeout: Duration,
     pub sandbox: SandboxMode,
+    pub verdicts: VerdictMode,
     pub limits: Limits,
     /// Run each distinct program once and give its verdict to every identical sample.
     pub dedup: bool,
@@ -130,6 +131,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         sandbox: options.sandbox,
         helper,
         output_cap: OUTPUT_CAP,
+        verdicts: options.verdicts,
     };
     let calibrated = match options.calibrate {
         Some(factor) => canonical::calibrate(pool_options.clone(), &problems, options.timeout, factor).await?,
@@ -137,8 +139,8 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     };
     let pool = Pool::start(pool_options.clone()).await?;
     let isolation = pool.isolation().clone();
-    let signal_filter = pool.signal_filter();
-    tracing::info!(jobs = options.jobs, sandbox = %isolation.level, signal_filter, "workers ready");
+    let facts = pool.facts();
+    tracing::info!(jobs = options.jobs, sandbox = %isolation.level, ?facts, "workers ready");
     settings.insert("sandbox".into(), json!(isolation.level));
     let (results, done, tally) = match leftover {
         Some(Leftover { settings: recorded, done, end, tally }) => {
@@ -155,7 +157,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
             (results, 0, Tally::default())
         }
     };
-    warn_about_isolation(&isolation, signal_filter);
+    warn_about_isolation(&isolation, facts.signal_filter);
 
     let (job_tx, job_rx) = mpsc::channel(options.jobs * 4);
     let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
@@ -286,14 +288,16 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         results.finish().map_err(|source| write_error(&results_path, source))?;
         resume::clear(&results_path).map_err(|source| write_error(&results_path, source))?;
     }
-    let scores = if complete { tally.score(&options.ks)? } else { Vec::new() };
+    let unjudgeable = tally.unjudgeable_problems();
+    let scores = if complete && unjudgeable.is_empty() { tally.score(&options.ks)? } else { Vec::new() };
     let mut run = run_facts(&dedup);
     run.insert("started_at".into(), json!(started_at));
     run.insert("finished_at".into(), json!(provenance::now()));
     run.insert("seconds".into(), json!((started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0));
     run.insert("cpus".into(), json!(provenance::cpus()));
     run.insert("resumed_from".into(), json!(done));
-    run.insert("signal_filter".into(), json!(signal_filter));
+    run.insert("signal_filter".into(), json!(facts.signal_filter));
+    run.insert("pid_namespace_per_sample".into(), json!(facts.pid_namespace_per_sample));
     run.insert("sandbox_refused".into(), refused(&isolation));
     let limits: Map<String, Value> = calibrated
         .iter()
@@ -319,6 +323,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         footer: vec![
             ("executed".into(), format!("{} ({} identical samples reused a verdict)", dedup.executions, dedup.reused)),
             ("sandbox".into(), isolation.level.to_string()),
+            ("verdicts".into(), describe_verdicts(options.verdicts, isolation.level, facts)),
             ("limits".into(), describe_limits(options.timeout, &options.limits, options.calibrate)),
         ],
     };
@@ -330,6 +335,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         report.write_json(path).map_err(|source| write_error(path, source))?;
     }
     match stopped {
+        None if !unjudgeable.is_empty() => Err(CommandError::Unjudgeable { problems: unjudgeable }),
         None => {
             eprintln!("results: {} ({:.1} s)", results_path.display(), started.elapsed().as_secs_f64());
             Ok(())
@@ -423,7 +429,7 @@ fn feed(
             continue;
         }
         let problem = &problems.problems[sample.problem];
-        let program = Program::new(&problem.prompt, &sample.candidate, &problem.test, &problem.entry_point);
+        let program = Program::new(&problem.code, &sample.candidate);
         let pending = Pending {
             sample: Sample { index, fields: sample.fields },
             key: dedup::key(&program),
@@ -546,6 +552,20 @@ fn warn_about_isolation(isolation: &Isolation, signal_filter: bool) {
     }
 }
 
+/// Who decides the verdicts, and what keeps the candidate from the judge.
+fn describe_verdicts(verdicts: VerdictMode, level: Level, facts: DriverFacts) -> String {
+    match verdicts {
+        VerdictMode::InProcess => "in-process (the tests share the candidate's interpreter)".to_owned(),
+        VerdictMode::Judge if facts.pid_namespace_per_sample => {
+            "judge, out of the candidate's process (a pid namespace per sample, the judge its init)".to_owned()
+        }
+        VerdictMode::Judge if level == Level::None => "judge, out of the candidate's process (unisolated)".to_owned(),
+        VerdictMode::Judge => {
+            "judge, out of the candidate's process (same user, kept apart by the signal filter)".to_owned()
+        }
+    }
+}
+
 fn describe_limits(timeout: Duration, limits: &Limits, calibrate: Option<f64>) -> String {
     let memory =
         if limits.memory_mib == 0 { "no memory limit".to_owned() } else { format!("{} MiB memory", limits.memory_mib) };
@@ -572,6 +592,7 @@ fn settings(
     settings.insert("samples_sha256".into(), json!(samples_sha256));
     settings.insert("problems".into(), json!(problems.name));
     settings.insert("problems_sha256".into(), json!(problems.sha256));
+    settings.insert("verdicts".into(), json!(options.verdicts));
     settings.insert("timeout".into(), json!(options.timeout.as_secs_f64()));
     settings.insert("limits".into(), json!(options.limits));
     settings.insert("retry_timeouts".into(), json!(options.retry_timeouts));

@@ -3,7 +3,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use passk_runner::Candidate;
+use std::sync::Arc;
+
+use passk_runner::{Candidate, ProblemCode};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
@@ -74,9 +76,8 @@ pub fn string_field(
 #[derive(Debug, Clone)]
 pub struct Problem {
     pub task_id: String,
-    pub prompt: String,
-    pub entry_point: String,
-    pub test: String,
+    /// The prompt, the tests and the entry point.
+    pub code: Arc<ProblemCode>,
     pub canonical_solution: Option<String>,
 }
 
@@ -123,19 +124,19 @@ impl ProblemSet {
         for record in reader {
             let (line, object) = record?;
             let field = |field| string_field(&name, line, &object, field);
-            let problem = Problem {
-                task_id: field("task_id")?,
-                prompt: field("prompt")?,
-                entry_point: field("entry_point")?,
-                test: field("test")?,
-                canonical_solution: match object.get("canonical_solution") {
-                    None | Some(Value::Null) => None,
-                    Some(_) => Some(field("canonical_solution")?),
-                },
+            let task_id = field("task_id")?;
+            let prompt = field("prompt")?;
+            let entry_point = field("entry_point")?;
+            let test = field("test")?;
+            let canonical_solution = match object.get("canonical_solution") {
+                None | Some(Value::Null) => None,
+                Some(_) => Some(field("canonical_solution")?),
             };
-            if !is_identifier(&problem.entry_point) {
-                return Err(InputError::EntryPoint { path: name, line, value: problem.entry_point });
+            if !is_identifier(&entry_point) {
+                return Err(InputError::EntryPoint { path: name, line, value: entry_point });
             }
+            let code = Arc::new(ProblemCode { prompt, test, entry_point });
+            let problem = Problem { task_id, code, canonical_solution };
             if let Some(&first) = first_line.get(&problem.task_id) {
                 return Err(InputError::DuplicateTask { path: name, line, task_id: problem.task_id, first });
             }

@@ -24,7 +24,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use passk_runner::{Limits, SandboxMode};
+use passk_runner::{Limits, SandboxMode, VerdictMode};
 use thiserror::Error;
 
 use crate::input::InputError;
@@ -40,7 +40,7 @@ const EXIT_BAD_INPUT: u8 = 2;
 /// Some samples got no verdict through faults of the machine (a worker that crashed or
 /// could not be restarted, a full disk); pass@k is not reported. Run again to resume.
 const EXIT_INFRASTRUCTURE: u8 = 3;
-/// `validate` found canonical solutions that fail.
+/// `validate` found canonical solutions that fail, or problems cannot be judged as asked.
 const EXIT_INVALID_PROBLEMS: u8 = 4;
 /// Stopped by Ctrl-C or SIGTERM; run again to resume.
 const EXIT_INTERRUPTED: u8 = 130;
@@ -67,6 +67,12 @@ enum Command {
     /// Internal: set up a worker's sandbox and execute its interpreter.
     #[command(name = "__sandbox-exec", hide = true)]
     SandboxExec { policy: String },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum VerdictsArg {
+    Judge,
+    InProcess,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -143,6 +149,12 @@ struct RunnerArgs {
     /// `none` runs candidates unisolated, for trusted code only.
     #[arg(long, value_enum, default_value = "auto")]
     sandbox: SandboxArg,
+    /// Who decides verdicts: `judge` runs the problem's tests in a process of their own,
+    /// which reaches the candidate only through plain data, so nothing the candidate
+    /// does can touch the tests; `in-process` runs candidate and tests as one program in
+    /// one interpreter, exactly as the reference harness does.
+    #[arg(long, value_enum, default_value = "judge")]
+    verdicts: VerdictsArg,
     /// Address space each candidate may use, in MiB (0 for no limit).
     #[arg(long, value_name = "MIB", default_value_t = Limits::default().memory_mib)]
     memory_limit: u64,
@@ -179,6 +191,13 @@ impl RunnerArgs {
             SandboxArg::Auto => SandboxMode::Auto,
             SandboxArg::Strict => SandboxMode::Strict,
             SandboxArg::None => SandboxMode::None,
+        }
+    }
+
+    fn verdicts(&self) -> VerdictMode {
+        match self.verdicts {
+            VerdictsArg::Judge => VerdictMode::Judge,
+            VerdictsArg::InProcess => VerdictMode::InProcess,
         }
     }
 
@@ -257,6 +276,22 @@ pub enum CommandError {
     IncompleteResults { errors: u64 },
     #[error("{failing} canonical solutions fail")]
     InvalidProblems { failing: usize },
+    #[error(
+        "{} cannot be judged out of process: {}; their tests pass the candidate something that is not plain \
+         data (see the `unjudgeable` lines of the results); judge them with --verdicts in-process",
+        plural(.problems.len(), "problem"),
+        .problems.join(", ")
+    )]
+    Unjudgeable { problems: Vec<String> },
+}
+
+/// "1 problem", "2 problems".
+pub fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
 }
 
 fn describe_stop(stopped: &evaluate::Stopped) -> String {
@@ -281,7 +316,7 @@ impl CommandError {
             CommandError::Stopped(evaluate::Stopped::Interrupted { .. }) => EXIT_INTERRUPTED,
             CommandError::Stopped(evaluate::Stopped::Infrastructure { .. })
             | CommandError::IncompleteResults { .. } => EXIT_INFRASTRUCTURE,
-            CommandError::InvalidProblems { .. } => EXIT_INVALID_PROBLEMS,
+            CommandError::InvalidProblems { .. } | CommandError::Unjudgeable { .. } => EXIT_INVALID_PROBLEMS,
             _ => EXIT_RUN_FAILED,
         }
     }
@@ -329,6 +364,7 @@ fn run(command: Command) -> Result<(), CommandError> {
                 jobs: args.runner.jobs(),
                 timeout: args.runner.timeout,
                 sandbox: args.runner.sandbox(),
+                verdicts: args.runner.verdicts(),
                 limits: args.runner.limits(),
                 dedup: !args.no_dedup,
                 python: args.runner.python,
@@ -369,6 +405,7 @@ async fn pool_options(runner: &RunnerArgs) -> Result<passk_runner::PoolOptions, 
         sandbox: runner.sandbox(),
         helper: std::env::current_exe().map_err(CommandError::OwnExecutable)?,
         output_cap: evaluate::OUTPUT_CAP,
+        verdicts: runner.verdicts(),
     })
 }
 

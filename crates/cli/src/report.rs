@@ -1,7 +1,7 @@
 //! Pass counts, pass@k, and the two forms a summary takes: a table for people and JSON
 //! for programs.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::path::Path;
 
@@ -11,14 +11,17 @@ use serde_json::{json, Map, Value};
 use crate::output::write_atomically;
 
 const INFRASTRUCTURE: &str = "infrastructure";
+const UNJUDGEABLE: &str = "unjudgeable";
 
 /// Pass counts per problem, in the order problems first appear, and counts per status.
-/// Samples with an infrastructure error are counted by status but not in pass@k.
+/// Samples with an infrastructure error, or that could not be judged, are counted by
+/// status but not in pass@k.
 #[derive(Debug, Default)]
 pub struct Tally {
     problems: Vec<(String, Counts)>,
     position: HashMap<String, usize>,
     statuses: BTreeMap<String, u64>,
+    unjudgeable: BTreeSet<String>,
 }
 
 impl Tally {
@@ -26,7 +29,10 @@ impl Tally {
         let status = status.unwrap_or(if passed { "passed" } else { "failed" });
         *self.statuses.entry(status.to_owned()).or_default() += 1;
         // A sample without a verdict says nothing about the model.
-        if status == INFRASTRUCTURE {
+        if status == UNJUDGEABLE {
+            self.unjudgeable.insert(task_id.to_owned());
+        }
+        if status == INFRASTRUCTURE || status == UNJUDGEABLE {
             return;
         }
         let at = match self.position.get(task_id) {
@@ -45,6 +51,11 @@ impl Tally {
     /// Samples that got no verdict through a fault of the machine.
     pub fn infrastructure_errors(&self) -> u64 {
         self.statuses.get(INFRASTRUCTURE).copied().unwrap_or(0)
+    }
+
+    /// Problems whose tests could not be judged out of process.
+    pub fn unjudgeable_problems(&self) -> Vec<String> {
+        self.unjudgeable.iter().cloned().collect()
     }
 
     /// Samples counted, those with an infrastructure error included.
@@ -99,6 +110,9 @@ impl Report<'_> {
         }
         if !self.complete {
             writeln!(out, "  {:<14}not reported: the run is incomplete", "pass@k")?;
+        } else if !self.tally.unjudgeable.is_empty() {
+            let problems = crate::plural(self.tally.unjudgeable.len(), "problem");
+            writeln!(out, "  {:<14}not reported: {problems} cannot be judged out of process", "pass@k")?;
         }
         for score in self.scores {
             match score {
@@ -145,6 +159,9 @@ impl Report<'_> {
         summary.insert("problems".into(), json!(self.tally.problems()));
         summary.insert("samples".into(), json!(self.tally.samples()));
         summary.insert("counts".into(), json!(self.tally.statuses));
+        if !self.tally.unjudgeable.is_empty() {
+            summary.insert("unjudgeable".into(), json!(self.tally.unjudgeable));
+        }
         summary.insert("settings".into(), Value::Object(self.settings.clone()));
         if !self.run.is_empty() {
             summary.insert("run".into(), Value::Object(self.run.clone()));

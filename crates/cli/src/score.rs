@@ -46,7 +46,8 @@ pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
     }
     // Samples without a verdict leave pass@k unknown, not lower.
     let complete = tally.infrastructure_errors() == 0;
-    let scores = if complete { tally.score(&options.ks)? } else { Vec::new() };
+    let unjudgeable = tally.unjudgeable_problems();
+    let scores = if complete && unjudgeable.is_empty() { tally.score(&options.ks)? } else { Vec::new() };
     let mut settings = serde_json::Map::new();
     settings.insert("passk_version".into(), env!("CARGO_PKG_VERSION").into());
     settings.insert("results".into(), source.into());
@@ -60,9 +61,11 @@ pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
     if let Some(path) = &options.summary {
         report.write_json(path).map_err(|source| CommandError::Write { path: path.display().to_string(), source })?;
     }
-    if complete {
-        Ok(())
-    } else {
+    if !complete {
         Err(CommandError::IncompleteResults { errors: tally.infrastructure_errors() })
+    } else if !unjudgeable.is_empty() {
+        Err(CommandError::Unjudgeable { problems: unjudgeable })
+    } else {
+        Ok(())
     }
 }

@@ -11,6 +11,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 
 use crate::process::GroupLeader;
+use crate::program::{Program, VerdictMode};
 use crate::sandbox::{HelperPolicy, Level, Limits as SandboxLimits, SandboxContext};
 use crate::verdict::Verdict;
 
@@ -60,6 +61,8 @@ fn stderr_suffix(stderr: &str) -> String {
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Ready {
     pub(crate) signal_filter: bool,
+    /// Whether each sample gets a pid namespace of its own whose init is the judge.
+    pub(crate) pid_namespace_per_sample: bool,
 }
 
 /// Per-candidate limits sent with every request.
@@ -69,11 +72,38 @@ pub(crate) struct Limits {
     pub(crate) sandbox: SandboxLimits,
     pub(crate) level: Level,
     pub(crate) output_cap: usize,
+    pub(crate) verdicts: VerdictMode,
+}
+
+/// The code of one sample, as the driver takes it in each mode.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Code<'a> {
+    InProcess { program: String },
+    Judged { candidate: &'a str, prompt: &'a str, test: &'a str, entry_point: &'a str },
+}
+
+impl<'a> Code<'a> {
+    fn of(program: &'a Program, verdicts: VerdictMode) -> Code<'a> {
+        match verdicts {
+            VerdictMode::InProcess => Code::InProcess { program: program.in_process_text() },
+            VerdictMode::Judge => {
+                let problem = program.problem();
+                Code::Judged {
+                    candidate: program.candidate_code(),
+                    prompt: &problem.prompt,
+                    test: &problem.test,
+                    entry_point: &problem.entry_point,
+                }
+            }
+        }
+    }
 }
 
 #[derive(Serialize)]
 struct Request<'a> {
-    program: &'a str,
+    #[serde(flatten)]
+    code: Code<'a>,
     timeout: f64,
     output_cap: usize,
     memory_bytes: Option<u64>,
@@ -160,10 +190,10 @@ impl Driver {
     }
 
     /// Runs one candidate program and returns its verdict.
-    pub(crate) async fn run(&mut self, program: &str, limits: Limits) -> Result<Verdict, DriverError> {
+    pub(crate) async fn run(&mut self, program: &Program, limits: Limits) -> Result<Verdict, DriverError> {
         let sandbox = limits.sandbox;
         let request = Request {
-            program,
+            code: Code::of(program, limits.verdicts),
             timeout: limits.timeout.as_secs_f64(),
             output_cap: limits.output_cap,
             memory_bytes: (sandbox.memory_mib > 0).then_some(sandbox.memory_mib << 20),

@@ -24,9 +24,9 @@ pub mod sandbox;
 mod verdict;
 
 pub use interpreter::{Interpreter, InterpreterError};
-pub use pool::{Job, Pool, PoolError, PoolOptions};
+pub use pool::{DriverFacts, Job, Pool, PoolError, PoolOptions};
 pub use process::protect_this_process;
-pub use program::{Candidate, Program};
+pub use program::{Candidate, ProblemCode, Program, VerdictMode};
 pub use sandbox::{Isolation, Level, Limits, SandboxMode};
 pub use tokio_util::sync::CancellationToken;
 pub use verdict::{Status, Verdict};

@@ -12,13 +12,9 @@ use tokio_util::sync::CancellationToken;
 use crate::driver::{Driver, DriverError, Limits as DriverLimits, Ready, ENVIRONMENT};
 use crate::error_chain;
 use crate::interpreter::Interpreter;
-use crate::program::Program;
+use crate::program::{Program, VerdictMode};
 use crate::sandbox::{Isolation, Level, Limits, SandboxContext, SandboxError, SandboxMode};
 use crate::verdict::Verdict;
-
-/// The interpreter-side driver, shipped inside the binary so that a lone `passk`
-/// executable is complete.
-const DRIVER_SOURCE: &str = include_str!("../../../sandbox/driver.py");
 
 #[derive(Debug, Clone)]
 pub struct PoolOptions {
@@ -35,6 +31,17 @@ pub struct PoolOptions {
     pub helper: PathBuf,
     /// Bytes of each output stream a driver keeps; the rest is read and counted.
     pub output_cap: usize,
+    /// Who decides verdicts.
+    pub verdicts: VerdictMode,
+}
+
+/// What the drivers could set up, beyond the level itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DriverFacts {
+    /// Candidates are barred from signalling or tracing other processes.
+    pub signal_filter: bool,
+    /// Each sample gets a pid namespace of its own whose init is the judge.
+    pub pid_namespace_per_sample: bool,
 }
 
 /// One candidate to run, with whatever the caller needs to match the verdict to it.
@@ -68,7 +75,7 @@ pub struct Pool {
     options: PoolOptions,
     drivers: Vec<Driver>,
     isolation: Isolation,
-    signal_filter: bool,
+    facts: DriverFacts,
     context: Arc<SandboxContext>,
     // Holds the driver script and the slots' directories; removed on drop.
     workdir: tempfile::TempDir,
@@ -79,8 +86,8 @@ impl Pool {
     /// it, and waits until every one is ready.
     pub async fn start(options: PoolOptions) -> Result<Pool, PoolError> {
         let workdir = tempfile::Builder::new().prefix("passk-").tempdir().map_err(PoolError::Workdir)?;
-        let driver = workdir.path().join("driver.py");
-        std::fs::write(&driver, DRIVER_SOURCE).map_err(PoolError::Workdir)?;
+        let driver = workdir.path().join("interpreter");
+        crate::sandbox::write_driver(&driver).map_err(PoolError::Workdir)?;
         let context = Arc::new(SandboxContext {
             helper: options.helper.clone(),
             interpreter: options.interpreter.executable.clone(),
@@ -95,9 +102,9 @@ impl Pool {
         let mut refused = Vec::new();
         for &level in stronger {
             match start_drivers(&context, level, options.jobs).await {
-                Ok((drivers, signal_filter)) => {
+                Ok((drivers, facts)) => {
                     let isolation = Isolation { level, refused };
-                    return Ok(Pool { options, drivers, isolation, signal_filter, context, workdir });
+                    return Ok(Pool { options, drivers, isolation, facts, context, workdir });
                 }
                 Err(error) => {
                     let reason = refusal(&error).ok_or(error)?;
@@ -107,9 +114,9 @@ impl Pool {
             }
         }
         match start_drivers(&context, *weakest, options.jobs).await {
-            Ok((drivers, signal_filter)) => {
+            Ok((drivers, facts)) => {
                 let isolation = Isolation { level: *weakest, refused };
-                Ok(Pool { options, drivers, isolation, signal_filter, context, workdir })
+                Ok(Pool { options, drivers, isolation, facts, context, workdir })
             }
             Err(error) if options.sandbox == SandboxMode::Strict => match refusal(&error) {
                 Some(reason) => Err(SandboxError::StrictUnavailable { reason }.into()),
@@ -124,9 +131,9 @@ impl Pool {
         &self.isolation
     }
 
-    /// Whether candidates are barred from signalling or tracing other processes.
-    pub fn signal_filter(&self) -> bool {
-        self.signal_filter
+    /// What the drivers could set up, beyond the level.
+    pub fn facts(&self) -> DriverFacts {
+        self.facts
     }
 
     /// Runs every job from `jobs`, each on whichever slot frees up first, and sends each
@@ -148,6 +155,7 @@ impl Pool {
             sandbox: options.limits,
             level: isolation.level,
             output_cap: options.output_cap,
+            verdicts: options.verdicts,
         };
         let mut workers = JoinSet::new();
         for (slot, driver) in drivers.into_iter().enumerate() {
@@ -190,26 +198,27 @@ async fn start_drivers(
     context: &Arc<SandboxContext>,
     level: Level,
     jobs: usize,
-) -> Result<(Vec<Driver>, bool), PoolError> {
+) -> Result<(Vec<Driver>, DriverFacts), PoolError> {
     let mut starting = JoinSet::new();
     for slot in 0..jobs {
         let context = context.clone();
         starting.spawn(async move { start_driver(&context, level, slot).await });
     }
     let mut drivers = Vec::with_capacity(jobs);
-    let mut signal_filter = true;
+    let mut facts = DriverFacts { signal_filter: true, pid_namespace_per_sample: true };
     let mut failure = None;
     while let Some(joined) = starting.join_next().await {
         match joined.expect("starting a driver does not panic") {
             Ok((driver, ready)) => {
-                signal_filter &= ready.signal_filter;
+                facts.signal_filter &= ready.signal_filter;
+                facts.pid_namespace_per_sample &= ready.pid_namespace_per_sample;
                 drivers.push(driver);
             }
             Err(error) => failure = Some(error),
         }
     }
     match failure {
-        None => Ok((drivers, signal_filter)),
+        None => Ok((drivers, facts)),
         Some(error) => {
             for driver in drivers {
                 driver.stop().await;
@@ -283,7 +292,7 @@ impl Worker {
                     }
                 },
             };
-            match driver.run(program.as_str(), limits).await {
+            match driver.run(program, limits).await {
                 Ok(verdict) => return (verdict, None),
                 Err(error) => {
                     tracing::warn!(slot = self.slot, "{error}; restarting the worker");

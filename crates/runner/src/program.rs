@@ -1,3 +1,7 @@
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
 /// What a sample offers to be tested.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Candidate {
@@ -7,26 +11,66 @@ pub enum Candidate {
     Solution(String),
 }
 
-/// The program run for one sample: the candidate, then the problem's tests, then the
-/// call that runs them, exactly as the reference harness assembles it.
+/// A problem's own code: the prompt (its imports and helpers, which the tests may use),
+/// the tests, and the name the tests check.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Program(String);
+pub struct ProblemCode {
+    pub prompt: String,
+    pub test: String,
+    pub entry_point: String,
+}
+
+/// Who decides a verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerdictMode {
+    /// A judge process runs the problem's code and tests, and reaches the candidate's
+    /// process only through plain data: nothing the candidate does can touch the tests.
+    Judge,
+    /// Candidate and tests run as one program in one interpreter, exactly as the
+    /// reference harness runs them.
+    InProcess,
+}
+
+impl VerdictMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerdictMode::Judge => "judge",
+            VerdictMode::InProcess => "in-process",
+        }
+    }
+}
+
+/// One sample's program: the candidate's code and its problem's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
+    problem: Arc<ProblemCode>,
+    candidate: String,
+}
 
 impl Program {
-    pub fn new(prompt: &str, candidate: &Candidate, test: &str, entry_point: &str) -> Program {
-        let mut text = match candidate {
-            Candidate::Completion(completion) => format!("{prompt}{completion}"),
+    pub fn new(problem: &Arc<ProblemCode>, candidate: &Candidate) -> Program {
+        let candidate = match candidate {
+            Candidate::Completion(completion) => format!("{}{completion}", problem.prompt),
             Candidate::Solution(solution) => solution.clone(),
         };
-        text.push('\n');
-        text.push_str(test);
-        text.push('\n');
-        text.push_str(&format!("check({entry_point})"));
-        Program(text)
+        Program { problem: problem.clone(), candidate }
     }
 
-    pub fn as_str(&self) -> &str {
-        &self.0
+    /// What the candidate's process runs in judge mode: the prompt and completion, or
+    /// the solution.
+    pub fn candidate_code(&self) -> &str {
+        &self.candidate
+    }
+
+    pub fn problem(&self) -> &ProblemCode {
+        &self.problem
+    }
+
+    /// The candidate, then the problem's tests, then the call that runs them, exactly as
+    /// the reference harness assembles them (in-process mode).
+    pub fn in_process_text(&self) -> String {
+        format!("{}\n{}\ncheck({})", self.candidate, self.problem.test, self.problem.entry_point)
     }
 }
 
@@ -34,20 +78,27 @@ impl Program {
 mod tests {
     use super::*;
 
+    fn problem(prompt: &str, test: &str, entry_point: &str) -> Arc<ProblemCode> {
+        Arc::new(ProblemCode { prompt: prompt.into(), test: test.into(), entry_point: entry_point.into() })
+    }
+
     #[test]
     fn a_completion_continues_the_prompt_like_the_reference() {
         let program = Program::new(
-            "def f(x):\n",
+            &problem("def f(x):\n", "def check(c):\n    assert c(1) == 1", "f"),
             &Candidate::Completion("    return x\n".into()),
-            "def check(c):\n    assert c(1) == 1",
-            "f",
         );
-        assert_eq!(program.as_str(), "def f(x):\n    return x\n\ndef check(c):\n    assert c(1) == 1\ncheck(f)");
+        assert_eq!(program.candidate_code(), "def f(x):\n    return x\n");
+        assert_eq!(
+            program.in_process_text(),
+            "def f(x):\n    return x\n\ndef check(c):\n    assert c(1) == 1\ncheck(f)"
+        );
     }
 
     #[test]
     fn a_solution_replaces_the_prompt() {
-        let program = Program::new("PROMPT", &Candidate::Solution("def f(x): return x".into()), "T", "f");
-        assert_eq!(program.as_str(), "def f(x): return x\nT\ncheck(f)");
+        let program = Program::new(&problem("PROMPT", "T", "f"), &Candidate::Solution("def f(x): return x".into()));
+        assert_eq!(program.candidate_code(), "def f(x): return x");
+        assert_eq!(program.in_process_text(), "def f(x): return x\nT\ncheck(f)");
     }
 }

@@ -24,6 +24,10 @@ pub enum Status {
     /// No verdict, through a fault of the machine rather than of the candidate: its
     /// worker crashed twice, or could not be started. Never counted in pass@k.
     Infrastructure,
+    /// No verdict, through the problem: its tests pass the candidate something that is
+    /// not plain data (a function, say), which cannot cross to the candidate's process.
+    /// Never counted in pass@k.
+    Unjudgeable,
 }
 
 impl Status {
@@ -37,6 +41,7 @@ impl Status {
             Status::Killed => "killed",
             Status::LimitExceeded => "limit",
             Status::Infrastructure => "infrastructure",
+            Status::Unjudgeable => "unjudgeable",
         }
     }
 }

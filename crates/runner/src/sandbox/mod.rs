@@ -15,6 +15,7 @@
 //! trying the real operations once, strongest first, and whatever is missing is
 //! reported with what would enable it.
 
+pub mod driver_package;
 mod policy;
 mod setup;
 mod syscall;
@@ -27,6 +28,7 @@ use nix::sys::wait::{waitpid, WaitStatus};
 use nix::unistd::{ForkResult, Gid, Uid};
 use thiserror::Error;
 
+pub use driver_package::write as write_driver;
 pub use policy::{HelperPolicy, Level, Limits, Mounts, SandboxMode};
 use syscall::LinuxSyscall;
 
@@ -35,20 +37,15 @@ pub const EXIT_SETUP_FAILED: i32 = 125;
 /// The helper's exit status when the interpreter could not be executed.
 pub const EXIT_EXEC_FAILED: i32 = 126;
 
-/// When passk runs as root, worker slot N runs as this user and group plus N: ids no
-/// account uses, so that candidates own nothing and cannot signal anything outside.
+/// When passk runs as root, worker slot N runs as this user and group plus 2N (the
+/// driver and judges) and plus 2N + 1 (candidates, at level `full`): ids no account
+/// uses, so that candidates own nothing and cannot signal anything outside.
 pub const SLOT_ID_BASE: u32 = 3_000_000_000;
 
 #[derive(Debug, Error)]
 enum HelperError {
     #[error("unreadable sandbox policy")]
     Policy(#[source] serde_json::Error),
-    #[error("cannot read the driver {path}")]
-    Driver {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
     #[error(transparent)]
     Setup(#[from] setup::SetupError),
     #[error("cannot fork into the new pid namespace")]
@@ -78,9 +75,7 @@ fn helper(policy_json: &str) -> Result<std::convert::Infallible, HelperError> {
     let mut sys = LinuxSyscall;
     match policy.level {
         Level::Full => {
-            let driver = std::fs::read(&policy.driver)
-                .map_err(|source| HelperError::Driver { path: policy.driver.display().to_string(), source })?;
-            setup::enter_namespaces(Uid::current(), Gid::current(), &mut sys)?;
+            setup::enter_namespaces(Uid::current(), Gid::current(), policy.mapped_ids, &mut sys)?;
             // SAFETY: the helper is single-threaded, so the child may do anything.
             match unsafe { nix::unistd::fork() }.map_err(HelperError::Fork)? {
                 ForkResult::Parent { child } => wait_for(child),
@@ -89,8 +84,7 @@ fn helper(policy_json: &str) -> Result<std::convert::Infallible, HelperError> {
                     // it goes too, and with it everything in the namespace.
                     // SAFETY: PR_SET_PDEATHSIG takes plain integers.
                     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
-                    setup::build_root(&policy, &driver, &mut sys)?;
-                    setup::drop_privileges(&policy, &mut sys)?;
+                    setup::inside_namespaces(&policy, &mut sys)?;
                     exec(&policy.command())
                 }
             }
@@ -192,12 +186,17 @@ impl SandboxContext {
                 read_only.push(path.clone());
             }
         }
-        let slot_id = SLOT_ID_BASE + u32::try_from(slot).unwrap_or(u32::MAX - SLOT_ID_BASE);
-        let run_as =
-            (Uid::effective().is_root() && matches!(level, Level::Full | Level::Uid)).then_some((slot_id, slot_id));
+        let slot_id = u32::try_from(slot).ok().and_then(|slot| slot.checked_mul(2)?.checked_add(SLOT_ID_BASE));
+        let slot_id = slot_id.unwrap_or(u32::MAX - 1);
+        let (run_as, mapped_ids) = match level {
+            Level::Full if Uid::effective().is_root() => (Some((0, 0)), Some((slot_id, slot_id))),
+            Level::Uid => (Some((slot_id, slot_id)), None),
+            _ => (None, None),
+        };
         HelperPolicy {
             level,
             run_as,
+            mapped_ids,
             root_dir: self.slot_dir(slot).join("root"),
             read_only,
             devices: mounts.devices,
@@ -217,14 +216,19 @@ impl SandboxContext {
         use std::os::unix::fs::PermissionsExt;
         std::fs::create_dir_all(&policy.root_dir)?;
         std::fs::create_dir_all(&policy.scratch)?;
-        if let Some((uid, gid)) = policy.run_as {
-            std::os::unix::fs::chown(&policy.scratch, Some(uid), Some(gid))?;
-            std::fs::set_permissions(&policy.scratch, std::fs::Permissions::from_mode(0o700))?;
-            // The slot's user must reach its scratch directory and the driver.
+        // A level tried before may have given the directory to its own user.
+        let (uid, gid) = match (policy.level, policy.run_as) {
+            (Level::Uid, Some(ids)) => ids,
+            _ => (Uid::effective().as_raw(), Gid::effective().as_raw()),
+        };
+        std::os::unix::fs::chown(&policy.scratch, Some(uid), Some(gid))?;
+        std::fs::set_permissions(&policy.scratch, std::fs::Permissions::from_mode(0o700))?;
+        if policy.run_as.is_some() {
+            // The slot's user must reach its directories: the scratch directory and the
+            // driver at level uid, the new root's mount point at level full.
             for dir in [&self.workdir, &self.slot_dir(slot)] {
                 std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o711))?;
             }
-            std::fs::set_permissions(&self.driver, std::fs::Permissions::from_mode(0o644))?;
         }
         Ok(())
     }

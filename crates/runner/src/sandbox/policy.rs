@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::driver_package::BOOT;
+
 const POLICY_FILE: &str = include_str!("../../../../sandbox/policy.toml");
 
 /// Per-candidate limits. Defaults come from `sandbox/policy.toml`.
@@ -100,8 +102,14 @@ pub enum SandboxMode {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HelperPolicy {
     pub level: Level,
-    /// The user and group to become (when started as root).
+    /// The user and group to become last, as the sandbox sees them: at level `uid` the
+    /// slot's unprivileged ids; at level `full` when started as root, 0 inside the
+    /// slot's user namespace, which is `mapped_ids` outside.
     pub run_as: Option<(u32, u32)>,
+    /// At level `full` when started as root: the first of the two outside user and group
+    /// ids the slot's user namespace maps, from 0 (the driver and judges) and 1
+    /// (candidates, which so run as a user of their own).
+    pub mapped_ids: Option<(u32, u32)>,
     /// An empty directory to build the new root in (level `full`).
     pub root_dir: PathBuf,
     /// Paths made visible read-only at the same place (level `full`).
@@ -111,16 +119,18 @@ pub struct HelperPolicy {
     /// The size of the private /tmp (level `full`).
     pub tmp_bytes: u64,
     pub interpreter: PathBuf,
-    /// The driver script outside the sandbox.
+    /// The directory holding the driver package outside the sandbox (levels below `full`).
     pub driver: PathBuf,
     /// Where candidates' working directories go, outside the sandbox (levels below `full`).
     pub scratch: PathBuf,
 }
 
-/// Where the driver lives inside a `full` sandbox.
-pub const DRIVER_INSIDE: &str = "/passk/driver.py";
+/// Where the driver package's directory is inside a `full` sandbox.
+pub const DRIVER_INSIDE: &str = "/passk";
 /// Where candidates' working directories go inside a `full` sandbox.
 pub const SCRATCH_INSIDE: &str = "/tmp";
+/// Candidates' user inside the slot's user namespace, where one is mapped.
+pub const CANDIDATE_ID_INSIDE: u32 = 1;
 
 impl HelperPolicy {
     /// The command the helper finally executes.
@@ -130,9 +140,12 @@ impl HelperPolicy {
             Level::Full => (DRIVER_INSIDE.to_owned(), SCRATCH_INSIDE.to_owned()),
             _ => (self.driver.display().to_string(), self.scratch.display().to_string()),
         };
-        let mut command = vec![interpreter, "-I".into(), driver, scratch];
+        let mut command = vec![interpreter, "-I".into(), "-c".into(), BOOT.into(), driver, scratch];
+        if self.mapped_ids.is_some() {
+            command.extend(["--candidate-user".into(), CANDIDATE_ID_INSIDE.to_string()]);
+        }
         if self.level == Level::None {
-            command.push("--no-filter".into());
+            command.push("--no-isolation".into());
         }
         command
     }

@@ -9,6 +9,7 @@ use nix::sched::CloneFlags;
 use nix::unistd::{Gid, Uid};
 use thiserror::Error;
 
+use super::driver_package;
 use super::policy::{HelperPolicy, DRIVER_INSIDE};
 use super::syscall::Syscall;
 
@@ -25,44 +26,90 @@ fn step(step: impl Into<String>) -> impl FnOnce(Errno) -> SetupError {
     move |errno| SetupError { step, errno }
 }
 
-/// The namespaces a `full` sandbox lives in. An unprivileged user needs a user namespace
-/// to create the others; root does not, and drops to an unprivileged user instead.
-pub fn namespaces(is_root: bool) -> CloneFlags {
-    let flags = CloneFlags::CLONE_NEWNS
+/// The namespaces a `full` sandbox lives in. The user namespace makes the driver root
+/// inside it, which it needs to give every sample a pid namespace of its own, and
+/// nothing outside it.
+pub fn namespaces() -> CloneFlags {
+    CloneFlags::CLONE_NEWUSER
+        | CloneFlags::CLONE_NEWNS
         | CloneFlags::CLONE_NEWNET
         | CloneFlags::CLONE_NEWPID
         | CloneFlags::CLONE_NEWIPC
-        | CloneFlags::CLONE_NEWUTS;
-    if is_root {
-        flags
-    } else {
-        flags | CloneFlags::CLONE_NEWUSER
-    }
+        | CloneFlags::CLONE_NEWUTS
 }
 
-/// Step one, before the fork that enters the new pid namespace.
-pub fn enter_namespaces(uid: Uid, gid: Gid, sys: &mut impl Syscall) -> Result<(), SetupError> {
-    let flags = namespaces(uid.is_root());
-    sys.unshare(flags).map_err(step("cannot create namespaces (unshare of user, mount, network, pid, ipc, uts)"))?;
-    if !uid.is_root() {
-        // Map only our own ids; setgroups must be denied before an unprivileged gid_map.
-        sys.write_file(Path::new("/proc/self/setgroups"), b"deny").map_err(step("cannot deny setgroups"))?;
-        sys.write_file(Path::new("/proc/self/uid_map"), format!("{uid} {uid} 1").as_bytes())
-            .map_err(step("cannot write uid_map"))?;
-        sys.write_file(Path::new("/proc/self/gid_map"), format!("{gid} {gid} 1").as_bytes())
-            .map_err(step("cannot write gid_map"))?;
+/// Step one, before the fork that enters the new pid namespace. An unprivileged user
+/// maps only itself, as 0. Root maps two unprivileged ids of the slot's (`mapped_ids`),
+/// as 0 and 1, so that candidates run as a user of their own; a map of more than its
+/// own id must be written from outside the namespace, by a process forked before it.
+pub fn enter_namespaces(
+    uid: Uid,
+    gid: Gid,
+    mapped_ids: Option<(u32, u32)>,
+    sys: &mut impl Syscall,
+) -> Result<(), SetupError> {
+    let refused = "cannot create namespaces (unshare of user, mount, network, pid, ipc, uts)";
+    if let Some((first_uid, first_gid)) = mapped_ids {
+        let uid_map = format!("0 {first_uid} 2");
+        let gid_map = format!("0 {first_gid} 2");
+        return sys.unshare_mapped_from_outside(namespaces(), &uid_map, &gid_map).map_err(step(refused));
     }
-    Ok(())
+    sys.unshare(namespaces()).map_err(step(refused))?;
+    // Setgroups must be denied before an unprivileged gid_map.
+    sys.write_file(Path::new("/proc/self/setgroups"), b"deny").map_err(step("cannot deny setgroups"))?;
+    sys.write_file(Path::new("/proc/self/uid_map"), format!("0 {uid} 1").as_bytes())
+        .map_err(step("cannot write uid_map"))?;
+    sys.write_file(Path::new("/proc/self/gid_map"), format!("0 {gid} 1").as_bytes())
+        .map_err(step("cannot write gid_map"))
 }
 
 fn inside(root: &Path, path: &Path) -> PathBuf {
     root.join(path.strip_prefix("/").unwrap_or(path))
 }
 
-/// Step two, in the first process of the new pid namespace: a new root holding only
-/// read-only views of what the interpreter needs, device nodes, a private /tmp, a /proc
-/// of this namespace, and the driver; then the old root is let go.
-pub fn build_root(policy: &HelperPolicy, driver_source: &[u8], sys: &mut impl Syscall) -> Result<(), SetupError> {
+/// A path to bind into the new root: how the helper reaches it, and where it stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bind {
+    reach: PathBuf,
+    path: PathBuf,
+    device: bool,
+}
+
+/// The rest of the set-up, in the first process of the new pid namespace: the paths to
+/// bind are found (and pinned, if the helper's ids are about to change), the helper
+/// takes the ids it runs as, builds the new root, and locks its privileges.
+pub fn inside_namespaces(policy: &HelperPolicy, sys: &mut impl Syscall) -> Result<(), SetupError> {
+    let binds = find_binds(policy, sys)?;
+    become_run_as(policy, sys)?;
+    build_root(policy, &binds, sys)?;
+    lock_privileges(sys)
+}
+
+/// The paths to bind that exist. Root becomes the slot's unprivileged id before it
+/// builds the root, since what it creates there must be owned by an id the namespace
+/// maps; that id may not reach every path (an interpreter below /root), so each is
+/// pinned first, by a descriptor that keeps reaching it.
+fn find_binds(policy: &HelperPolicy, sys: &mut impl Syscall) -> Result<Vec<Bind>, SetupError> {
+    let mut binds = Vec::new();
+    for (paths, device) in [(&policy.read_only, false), (&policy.devices, true)] {
+        for path in paths {
+            if !sys.exists(path) {
+                continue;
+            }
+            let reach = match policy.run_as {
+                Some(_) => sys.pin(path).map_err(step(format!("cannot open {}", path.display())))?,
+                None => path.clone(),
+            };
+            binds.push(Bind { reach, path: path.clone(), device });
+        }
+    }
+    Ok(binds)
+}
+
+/// A new root holding only read-only views of what the interpreter needs, device nodes,
+/// a private /tmp, a /proc of this namespace, and the driver package; then the old root
+/// is let go.
+fn build_root(policy: &HelperPolicy, binds: &[Bind], sys: &mut impl Syscall) -> Result<(), SetupError> {
     let root = &policy.root_dir;
     let private = MsFlags::MS_REC | MsFlags::MS_PRIVATE;
     sys.mount(None, Path::new("/"), None, private, None).map_err(step("cannot make mounts private"))?;
@@ -78,17 +125,10 @@ pub fn build_root(policy: &HelperPolicy, driver_source: &[u8], sys: &mut impl Sy
     sys.mount(Some(Path::new("tmpfs")), &tmp, Some("tmpfs"), hardened, Some(&size))
         .map_err(step("cannot mount the private /tmp"))?;
 
-    for source in &policy.read_only {
-        if !sys.exists(source) {
-            continue;
-        }
-        bind(sys, source, &inside(root, source), MsFlags::MS_RDONLY | hardened)?;
-    }
-    for device in &policy.devices {
-        if sys.exists(device) {
-            // Device nodes work only on a mount without nodev.
-            bind(sys, device, &inside(root, device), MsFlags::MS_NOSUID | MsFlags::MS_NOEXEC)?;
-        }
+    for bound in binds {
+        // Device nodes work only on a mount without nodev.
+        let flags = if bound.device { MsFlags::MS_NOSUID | MsFlags::MS_NOEXEC } else { MsFlags::MS_RDONLY | hardened };
+        bind(sys, bound, &inside(root, &bound.path), flags)?;
     }
 
     let proc = inside(root, Path::new("/proc"));
@@ -96,21 +136,21 @@ pub fn build_root(policy: &HelperPolicy, driver_source: &[u8], sys: &mut impl Sy
     sys.mount(Some(Path::new("proc")), &proc, Some("proc"), hardened | MsFlags::MS_NOEXEC, None)
         .map_err(step("cannot mount /proc for the new pid namespace"))?;
 
-    let driver = inside(root, Path::new(DRIVER_INSIDE));
-    if let Some(parent) = driver.parent() {
-        sys.mkdir_all(parent).map_err(step("cannot create the driver's directory"))?;
+    let package = inside(root, Path::new(DRIVER_INSIDE)).join(driver_package::PACKAGE);
+    sys.mkdir_all(&package).map_err(step("cannot create the driver's directory"))?;
+    for (name, text) in driver_package::FILES {
+        sys.write_file(&package.join(name), text.as_bytes()).map_err(step("cannot copy the driver"))?;
     }
-    sys.write_file(&driver, driver_source).map_err(step("cannot copy the driver"))?;
 
     let read_only = MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | hardened;
     sys.mount(None, root, None, read_only, None).map_err(step("cannot make the new root read-only"))?;
     sys.pivot_root(root).map_err(step("cannot switch to the new root"))
 }
 
-/// Binds `source` at `target` and remounts it with `flags` plus whatever flags the source
+/// Binds `bound` at `target` and remounts it with `flags` plus whatever flags the source
 /// mount has that a user namespace may not drop.
-fn bind(sys: &mut impl Syscall, source: &Path, target: &Path, flags: MsFlags) -> Result<(), SetupError> {
-    let shown = source.display();
+fn bind(sys: &mut impl Syscall, bound: &Bind, target: &Path, flags: MsFlags) -> Result<(), SetupError> {
+    let (source, shown) = (bound.reach.as_path(), bound.path.display());
     if sys.is_dir(source) {
         sys.mkdir_all(target).map_err(step(format!("cannot create a mount point for {shown}")))?;
     } else {
@@ -125,13 +165,24 @@ fn bind(sys: &mut impl Syscall, source: &Path, target: &Path, flags: MsFlags) ->
         .map_err(step(format!("cannot restrict the mount of {shown}")))
 }
 
-/// The last step: the unprivileged identity, and no way back to privilege through
-/// set-user-id programs or file capabilities.
+/// Below level `full`, the only set-up: the identity to run as, and no way back to
+/// privilege.
 pub fn drop_privileges(policy: &HelperPolicy, sys: &mut impl Syscall) -> Result<(), SetupError> {
-    if let Some((uid, gid)) = policy.run_as {
-        sys.set_ids(Uid::from_raw(uid), Gid::from_raw(gid))
-            .map_err(step(format!("cannot become user {uid} and group {gid}")))?;
+    become_run_as(policy, sys)?;
+    lock_privileges(sys)
+}
+
+fn become_run_as(policy: &HelperPolicy, sys: &mut impl Syscall) -> Result<(), SetupError> {
+    match policy.run_as {
+        Some((uid, gid)) => sys
+            .set_ids(Uid::from_raw(uid), Gid::from_raw(gid))
+            .map_err(step(format!("cannot become user {uid} and group {gid}"))),
+        None => Ok(()),
     }
+}
+
+/// No way back to privilege through set-user-id programs or file capabilities.
+fn lock_privileges(sys: &mut impl Syscall) -> Result<(), SetupError> {
     sys.no_new_privs().map_err(step("cannot set no_new_privs"))
 }
 
@@ -144,7 +195,8 @@ mod tests {
     fn policy() -> HelperPolicy {
         HelperPolicy {
             level: Level::Full,
-            run_as: Some((3_000_000_001, 3_000_000_001)),
+            run_as: Some((0, 0)),
+            mapped_ids: Some((3_000_000_002, 3_000_000_002)),
             root_dir: PathBuf::from("/work/slot-1/root"),
             read_only: vec![PathBuf::from("/usr"), PathBuf::from("/lib64"), PathBuf::from("/opt/python")],
             devices: vec![PathBuf::from("/dev/null")],
@@ -165,49 +217,62 @@ mod tests {
     }
 
     #[test]
-    fn an_unprivileged_user_gets_a_user_namespace_mapping_only_itself() {
+    fn an_unprivileged_user_maps_only_itself_as_root_of_the_namespace() {
         let mut sys = host();
-        enter_namespaces(Uid::from_raw(1000), Gid::from_raw(100), &mut sys).unwrap();
+        enter_namespaces(Uid::from_raw(1000), Gid::from_raw(100), None, &mut sys).unwrap();
         assert_eq!(
             sys.calls,
             [
-                Call::Unshare(namespaces(false)),
+                Call::Unshare(namespaces()),
                 Call::Write("/proc/self/setgroups".into(), "deny".into()),
-                Call::Write("/proc/self/uid_map".into(), "1000 1000 1".into()),
-                Call::Write("/proc/self/gid_map".into(), "100 100 1".into()),
+                Call::Write("/proc/self/uid_map".into(), "0 1000 1".into()),
+                Call::Write("/proc/self/gid_map".into(), "0 100 1".into()),
             ]
         );
-        assert!(namespaces(false).contains(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNET));
+        assert!(namespaces().contains(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNET | CloneFlags::CLONE_NEWPID));
     }
 
     #[test]
-    fn root_needs_no_user_namespace() {
+    fn root_maps_two_ids_of_the_slot_from_outside_so_candidates_get_a_user_of_their_own() {
         let mut sys = host();
-        enter_namespaces(Uid::from_raw(0), Gid::from_raw(0), &mut sys).unwrap();
-        assert_eq!(sys.calls, [Call::Unshare(namespaces(true))]);
-        assert!(!namespaces(true).contains(CloneFlags::CLONE_NEWUSER));
+        enter_namespaces(Uid::from_raw(0), Gid::from_raw(0), Some((3_000_000_002, 3_000_000_002)), &mut sys).unwrap();
+        assert_eq!(
+            sys.calls,
+            [Call::UnshareMapped(namespaces(), "0 3000000002 2".into(), "0 3000000002 2".into())],
+            "nothing of root's own ids is mapped"
+        );
     }
 
     #[test]
     fn a_refused_namespace_is_an_error_naming_the_step() {
         let mut sys = RecordingSyscall { refuse: vec!["unshare"], ..host() };
-        let error = enter_namespaces(Uid::from_raw(1000), Gid::from_raw(100), &mut sys).unwrap_err();
+        let error = enter_namespaces(Uid::from_raw(1000), Gid::from_raw(100), None, &mut sys).unwrap_err();
         assert!(error.to_string().starts_with("cannot create namespaces"), "{error}");
         assert!(sys.calls.is_empty());
+        let error = enter_namespaces(Uid::from_raw(0), Gid::from_raw(0), Some((3, 3)), &mut sys).unwrap_err();
+        assert!(error.to_string().starts_with("cannot create namespaces"), "{error}");
     }
 
-    #[test]
-    fn the_new_root_is_read_only_with_only_what_was_named_and_switched_to_last() {
-        let mut sys = host();
-        build_root(&policy(), b"driver", &mut sys).unwrap();
-        let mounts: Vec<(Option<PathBuf>, PathBuf, MsFlags)> = sys
-            .calls
+    /// An unprivileged user's policy: the same root, its own ids throughout.
+    fn unprivileged() -> HelperPolicy {
+        HelperPolicy { run_as: None, mapped_ids: None, ..policy() }
+    }
+
+    fn mounts(sys: &RecordingSyscall) -> Vec<(Option<PathBuf>, PathBuf, MsFlags)> {
+        sys.calls
             .iter()
             .filter_map(|call| match call {
                 Call::Mount { source, target, flags, .. } => Some((source.clone(), target.clone(), *flags)),
                 _ => None,
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn the_new_root_is_read_only_with_only_what_was_named_and_switched_to_last() {
+        let mut sys = host();
+        inside_namespaces(&unprivileged(), &mut sys).unwrap();
+        let mounts = mounts(&sys);
         let root = PathBuf::from("/work/slot-1/root");
         // /lib64 does not exist on this made-up host, so it is skipped.
         assert!(!mounts.iter().any(|(_, target, _)| target.ends_with("lib64")));
@@ -217,24 +282,54 @@ mod tests {
         let null_remount = mounts.iter().find(|(s, t, _)| s.is_none() && *t == root.join("dev/null")).unwrap();
         assert!(!null_remount.2.contains(MsFlags::MS_NODEV), "device nodes need a mount without nodev");
         assert!(mounts.iter().any(|(s, t, _)| s.as_deref() == Some(Path::new("proc")) && *t == root.join("proc")));
-        assert!(sys.calls.contains(&Call::Write(root.join("passk/driver.py"), "driver".into())));
-        let last_two = &sys.calls[sys.calls.len() - 2..];
+        for (name, text) in driver_package::FILES {
+            let path = root.join("passk/passk_driver").join(name);
+            assert!(sys.calls.contains(&Call::Write(path, text.into())), "{name} is in the new root");
+        }
+        let last_three = &sys.calls[sys.calls.len() - 3..];
         assert!(
-            matches!(&last_two[0], Call::Mount { source: None, target, flags, .. }
+            matches!(&last_three[0], Call::Mount { source: None, target, flags, .. }
                 if *target == root && flags.contains(MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY)),
-            "the root is made read-only once everything is in place: {last_two:?}"
+            "the root is made read-only once everything is in place: {last_three:?}"
         );
-        assert_eq!(last_two[1], Call::PivotRoot(root));
+        assert_eq!(last_three[1..], [Call::PivotRoot(root), Call::NoNewPrivs]);
+        assert!(!sys.calls.iter().any(|call| matches!(call, Call::Pin(_) | Call::SetIds(..))));
+    }
+
+    /// Guards against root creating the new root's files as an id the namespace does
+    /// not map (EOVERFLOW), and against binds the slot's id cannot reach.
+    #[test]
+    fn root_pins_what_it_binds_then_becomes_the_slots_id_then_builds() {
+        let mut sys = host();
+        inside_namespaces(&policy(), &mut sys).unwrap();
+        let set_ids = sys.calls.iter().position(|call| *call == Call::SetIds(0, 0)).unwrap();
+        let pins: Vec<&Call> = sys.calls[..set_ids].iter().collect();
+        assert_eq!(
+            pins,
+            [&Call::Pin("/usr".into()), &Call::Pin("/opt/python".into()), &Call::Pin("/dev/null".into())],
+            "everything is pinned before the ids change, and nothing else happens before"
+        );
+        let binds: Vec<PathBuf> = mounts(&sys)
+            .into_iter()
+            .filter(|(_, _, flags)| *flags == MsFlags::MS_BIND)
+            .map(|(source, _, _)| source.unwrap())
+            .collect();
+        assert_eq!(binds.len(), 3);
+        assert!(binds.iter().all(|source| source.starts_with("/proc/self/fd")), "{binds:?}");
+        let usr_remount =
+            mounts(&sys).into_iter().find(|(s, t, _)| s.is_none() && t == Path::new("/work/slot-1/root/usr")).unwrap();
+        assert!(usr_remount.2.contains(MsFlags::MS_NOATIME), "locked flags are read through the pin");
+        assert_eq!(sys.calls.last(), Some(&Call::NoNewPrivs));
     }
 
     /// Guards against the private /tmp hiding an interpreter installed below /tmp.
     #[test]
     fn the_private_tmp_is_mounted_before_the_binds() {
         let mut sys = host();
-        let mut policy = policy();
+        let mut policy = unprivileged();
         policy.read_only.push(PathBuf::from("/tmp/venv"));
         sys.dirs.push(PathBuf::from("/tmp/venv"));
-        build_root(&policy, b"", &mut sys).unwrap();
+        inside_namespaces(&policy, &mut sys).unwrap();
         let position = |wanted: &str| {
             sys.calls
                 .iter()
@@ -248,7 +343,7 @@ mod tests {
     #[test]
     fn the_private_tmp_is_size_limited() {
         let mut sys = host();
-        build_root(&policy(), b"", &mut sys).unwrap();
+        inside_namespaces(&unprivileged(), &mut sys).unwrap();
         let tmp = sys.calls.iter().find_map(|call| match call {
             Call::Mount { target, data, .. } if target.ends_with("tmp") => data.clone(),
             _ => None,
@@ -257,13 +352,26 @@ mod tests {
     }
 
     #[test]
-    fn privileges_are_dropped_to_the_slot_user_then_locked() {
+    fn root_becomes_root_of_the_namespace_then_locks_privilege() {
         let mut sys = host();
         drop_privileges(&policy(), &mut sys).unwrap();
-        assert_eq!(sys.calls, [Call::SetIds(3_000_000_001, 3_000_000_001), Call::NoNewPrivs]);
+        assert_eq!(sys.calls, [Call::SetIds(0, 0), Call::NoNewPrivs]);
+    }
+
+    #[test]
+    fn at_level_uid_privileges_are_dropped_to_the_slot_user_then_locked() {
+        let policy = HelperPolicy {
+            level: Level::Uid,
+            run_as: Some((3_000_000_002, 3_000_000_002)),
+            mapped_ids: None,
+            ..policy()
+        };
+        let mut sys = host();
+        drop_privileges(&policy, &mut sys).unwrap();
+        assert_eq!(sys.calls, [Call::SetIds(3_000_000_002, 3_000_000_002), Call::NoNewPrivs]);
         let mut sys = RecordingSyscall { refuse: vec!["set_ids"], ..host() };
-        let error = drop_privileges(&policy(), &mut sys).unwrap_err();
-        assert!(error.to_string().contains("cannot become user 3000000001"), "{error}");
+        let error = drop_privileges(&policy, &mut sys).unwrap_err();
+        assert!(error.to_string().contains("cannot become user 3000000002"), "{error}");
         assert!(!sys.calls.contains(&Call::NoNewPrivs), "nothing runs after a failed drop");
     }
 }

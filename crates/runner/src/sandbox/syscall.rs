@@ -1,25 +1,32 @@
 //! The system calls the sandbox's set-up makes, behind a trait, so that the order and
 //! arguments of the set-up can be checked without privileges by a recording stand-in.
 
-use std::path::Path;
-#[cfg(test)]
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use nix::errno::Errno;
 use nix::mount::MsFlags;
 use nix::sched::CloneFlags;
-use nix::unistd::{Gid, Uid};
+use nix::sys::wait::{waitpid, WaitStatus};
+use nix::unistd::{ForkResult, Gid, Uid};
 
 pub type SysResult<T> = Result<T, Errno>;
 
 pub trait Syscall {
     fn unshare(&mut self, flags: CloneFlags) -> SysResult<()>;
+    /// Creates namespaces with `flags`, a user namespace among them, whose id maps are
+    /// written by a process forked before, which stays outside: how a privileged
+    /// caller maps ids other than its own.
+    fn unshare_mapped_from_outside(&mut self, flags: CloneFlags, uid_map: &str, gid_map: &str) -> SysResult<()>;
     fn write_file(&mut self, path: &Path, contents: &[u8]) -> SysResult<()>;
     fn mkdir_all(&mut self, path: &Path) -> SysResult<()>;
     /// Creates an empty file, to bind a file over.
     fn touch(&mut self, path: &Path) -> SysResult<()>;
     fn is_dir(&mut self, path: &Path) -> bool;
     fn exists(&mut self, path: &Path) -> bool;
+    /// A path that keeps naming `path`'s file for the rest of this process's life,
+    /// whatever ids it takes meanwhile: a descriptor's /proc/self/fd link. The
+    /// descriptor closes when the process executes its program.
+    fn pin(&mut self, path: &Path) -> SysResult<PathBuf>;
     /// The flags of the mount holding `path` that a bind of it must keep (nosuid, nodev,
     /// noexec, and so on): a user namespace may not clear them.
     fn locked_flags(&mut self, path: &Path) -> SysResult<MsFlags>;
@@ -51,6 +58,40 @@ impl Syscall for LinuxSyscall {
         nix::sched::unshare(flags)
     }
 
+    fn unshare_mapped_from_outside(&mut self, flags: CloneFlags, uid_map: &str, gid_map: &str) -> SysResult<()> {
+        use std::io::{Read, Write};
+        let (read, write) = nix::unistd::pipe()?;
+        let parent = nix::unistd::getpid();
+        // SAFETY: the helper is single-threaded, so the child may do anything.
+        match unsafe { nix::unistd::fork() }? {
+            ForkResult::Child => {
+                drop(write);
+                let mut go = [0u8; 1];
+                let mapped = matches!(std::fs::File::from(read).read(&mut go), Ok(1))
+                    && std::fs::write(format!("/proc/{parent}/uid_map"), uid_map).is_ok()
+                    && std::fs::write(format!("/proc/{parent}/gid_map"), gid_map).is_ok();
+                // SAFETY: _exit ends this forked child without running anything of the parent's.
+                unsafe { libc::_exit(if mapped { 0 } else { 1 }) }
+            }
+            ForkResult::Parent { child } => {
+                drop(read);
+                let unshared = nix::sched::unshare(flags);
+                let mut write = std::fs::File::from(write);
+                if unshared.is_ok() {
+                    write.write_all(b"1").map_err(io_errno)?;
+                }
+                drop(write);
+                let mapped = matches!(waitpid(child, None), Ok(WaitStatus::Exited(_, 0)));
+                unshared?;
+                if mapped {
+                    Ok(())
+                } else {
+                    Err(Errno::EPERM)
+                }
+            }
+        }
+    }
+
     fn write_file(&mut self, path: &Path, contents: &[u8]) -> SysResult<()> {
         std::fs::write(path, contents).map_err(io_errno)
     }
@@ -69,6 +110,13 @@ impl Syscall for LinuxSyscall {
 
     fn exists(&mut self, path: &Path) -> bool {
         path.exists()
+    }
+
+    fn pin(&mut self, path: &Path) -> SysResult<PathBuf> {
+        use nix::fcntl::OFlag;
+        use std::os::fd::IntoRawFd;
+        let fd = nix::fcntl::open(path, OFlag::O_PATH | OFlag::O_CLOEXEC, nix::sys::stat::Mode::empty())?;
+        Ok(PathBuf::from(format!("/proc/self/fd/{}", fd.into_raw_fd())))
     }
 
     fn locked_flags(&mut self, path: &Path) -> SysResult<MsFlags> {
@@ -120,11 +168,13 @@ impl Syscall for LinuxSyscall {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Call {
     Unshare(CloneFlags),
+    UnshareMapped(CloneFlags, String, String),
     Write(PathBuf, String),
     Mkdir(PathBuf),
     Touch(PathBuf),
     Mount { source: Option<PathBuf>, target: PathBuf, fstype: Option<String>, flags: MsFlags, data: Option<String> },
     PivotRoot(PathBuf),
+    Pin(PathBuf),
     SetIds(u32, u32),
     NoNewPrivs,
 }
@@ -160,6 +210,12 @@ impl Syscall for RecordingSyscall {
         Ok(())
     }
 
+    fn unshare_mapped_from_outside(&mut self, flags: CloneFlags, uid_map: &str, gid_map: &str) -> SysResult<()> {
+        self.check("unshare")?;
+        self.calls.push(Call::UnshareMapped(flags, uid_map.to_owned(), gid_map.to_owned()));
+        Ok(())
+    }
+
     fn write_file(&mut self, path: &Path, contents: &[u8]) -> SysResult<()> {
         self.check("write")?;
         self.calls.push(Call::Write(path.to_owned(), String::from_utf8_lossy(contents).into_owned()));
@@ -182,6 +238,22 @@ impl Syscall for RecordingSyscall {
 
     fn exists(&mut self, path: &Path) -> bool {
         self.dirs.iter().chain(&self.files).any(|d| d == path)
+    }
+
+    fn pin(&mut self, path: &Path) -> SysResult<PathBuf> {
+        self.check("pin")?;
+        self.calls.push(Call::Pin(path.to_owned()));
+        let pinned = PathBuf::from(format!("/proc/self/fd/{}", self.calls.len()));
+        // The stand-in's file system answers for the pinned path as for the path.
+        if self.dirs.iter().any(|d| d == path) {
+            self.dirs.push(pinned.clone());
+        } else {
+            self.files.push(pinned.clone());
+        }
+        if let Some(&(_, flags)) = self.locked.iter().find(|(p, _)| p == path) {
+            self.locked.push((pinned.clone(), flags));
+        }
+        Ok(pinned)
     }
 
     fn locked_flags(&mut self, path: &Path) -> SysResult<MsFlags> {

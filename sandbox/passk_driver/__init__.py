@@ -1,0 +1,12 @@
+"""passk's interpreter side: the driver each worker slot keeps warm.
+
+One file a job:
+    worker.py     the loop that takes requests from the harness and answers them
+    sample.py     one sample's processes, watched under one deadline, and its verdict
+    candidate.py  the candidate's process: its code, and the calls it answers
+    judge.py      the judge's process: the problem's code and tests, and the verdict
+    wire.py       the plain data that crosses between judge and candidate
+    seccomp.py    the system-call filter candidates run under
+    confine.py    what a forked process gives up before it runs anything
+    cleanup.py    killing what a sample left running, and emptying its directory
+"""

@@ -1,0 +1,131 @@
+"""What a process forked for a sample gives up before it runs anything: privileges,
+descriptors, signal handlers it inherited from the driver, and resources beyond its
+limits.
+
+At level `full` the driver is root inside the slot's user namespace, which it needs to
+give each sample a pid namespace of its own; nothing forked for a sample keeps any of
+that. Every such process drops its capabilities (bounding set included) and, where the
+sandbox maps a second user for candidates, becomes that user.
+"""
+
+import ctypes
+import os
+import resource
+import signal
+
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
+PR_SET_SECCOMP = 22
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+CLONE_NEWPID = 0x20000000
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _check(result):
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+
+def prctl(option, arg2=0, arg3=0):
+    _check(_libc.prctl(option, arg2, arg3, 0, 0))
+
+
+def unshare(flags):
+    _check(_libc.unshare(flags))
+
+
+def setns(fd, flags):
+    _check(_libc.setns(fd, flags))
+
+
+def _last_capability():
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 63
+
+
+LAST_CAPABILITY = _last_capability()
+
+
+def holds_capabilities():
+    """Whether this process has any effective capability (the driver at level full)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("CapEff:"):
+                return int(line.split()[1], 16) != 0
+    return False
+
+
+def drop_privileges(user):
+    """Gives up every capability for good and, if `user` is not None, becomes that user
+    (an id inside the slot's user namespace)."""
+    if holds_capabilities():
+        for capability in range(LAST_CAPABILITY + 1):
+            prctl(PR_CAPBSET_DROP, capability)
+        if user is not None:
+            os.setgroups([])
+            os.setresgid(user, user, user)
+            os.setresuid(user, user, user)
+        header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+        data = (_CapData * 2)()
+        _check(_libc.capset(ctypes.byref(header), data))
+
+
+def reset_signals():
+    """The driver's handlers are not the sample's; a pid namespace's init must not have
+    any, or a signal from inside its namespace could reach it."""
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, signal.SIG_DFL)
+
+
+def keep_descriptors(mapping):
+    """Makes the descriptors exactly `mapping` (target: source), stdin from /dev/null
+    where not given, and closes every other."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    wanted = {0: devnull, 1: devnull, 2: devnull}
+    wanted.update(mapping)
+    # Copies above every number involved first, so that no dup2 overwrites a source
+    # still needed; the copies are closed with the rest.
+    top = max(list(wanted) + list(wanted.values())) + 1
+    copies = {}
+    for source in set(wanted.values()):
+        copies[source] = os.dup2(source, top + len(copies))
+    for target, source in wanted.items():
+        os.dup2(copies[source], target)
+    os.closerange(max(wanted) + 1, os.sysconf("SC_OPEN_MAX"))
+
+
+# (rlimit, request key, extra on the soft limit, extra on the hard limit)
+_LIMITS = (
+    (resource.RLIMIT_AS, "memory_bytes", 0, 0),
+    # SIGXCPU at the soft limit says why; SIGKILL a second later if it is ignored.
+    (resource.RLIMIT_CPU, "cpu_seconds", 0, 1),
+    (resource.RLIMIT_FSIZE, "file_size_bytes", 0, 0),
+    (resource.RLIMIT_NOFILE, "open_files", 0, 0),
+    # The driver runs as the same user where there is no second one, and counts too.
+    (resource.RLIMIT_NPROC, "processes", 1, 0),
+)
+
+
+def set_limits(request, processes=True):
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    for limit, key, extra, hard_extra in _LIMITS:
+        value = request.get(key)
+        if value and (processes or key != "processes"):
+            resource.setrlimit(limit, (value + extra, value + extra + hard_extra))

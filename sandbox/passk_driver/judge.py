@@ -1,0 +1,328 @@
+"""The judge: decides a sample's verdict by running the problem's own code and tests,
+in a process the candidate cannot reach.
+
+The judge runs the prompt (its imports and helpers, which the tests may use) and the
+tests. In place of the entry point it puts a stand-in, bound to the entry point's own
+name too, because some tests call it by name. Each call of the stand-in sends its
+arguments to the candidate's process as plain data (copies) and waits for the answer:
+a plain value, or an exception, raised here as the same built-in type with its
+message. Nothing of the candidate's runs here, so it cannot patch the tests, their
+helpers, the builtins they use or the verdict record; an object that claims to equal
+everything cannot cross.
+
+Once the candidate does something that fails the sample whatever the tests make of it
+(returns what is not plain data, exits, hangs up, sends garbage), the stand-in
+remembers it and ends the tests with an exception a test cannot swallow.
+"""
+
+import builtins
+import errno
+import os
+import reprlib
+import signal
+import sys
+
+from . import confine, wire
+
+PROMPT_FILE = "<prompt>"
+TEST_FILE = "<test>"
+DETAIL_CAP = 1000
+RESULT_CAP = 65536
+GONE = "gone"
+EXIT_FAILED = 121
+
+_LIMIT_ERRORS = {errno.EFBIG: "file size limit", errno.EMFILE: "open files limit", errno.EAGAIN: "process limit"}
+# Never raised here on the candidate's word: an exit is reported as one.
+_NOT_REBUILT = (SystemExit, GeneratorExit)
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 4
+_REPR.maxstring = _REPR.maxother = 80
+_REPR.maxlong = 60
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxset = _REPR.maxfrozenset = _REPR.maxdict = 10
+
+
+def show(value):
+    """A short repr of plain data (never the candidate's own __repr__)."""
+    return wire.shorten(_REPR.repr(value))
+
+
+def _text(exc):
+    try:
+        return str(exc)
+    except Exception:
+        return "<unprintable>"
+
+
+class Record:
+    def __init__(self, status, detail, result):
+        self.status = status
+        self.detail = wire.shorten(detail, DETAIL_CAP)
+        self.result = wire.shorten(result, RESULT_CAP)
+
+    def fields(self):
+        return (self.status, self.detail, self.result)
+
+
+class _Stop(BaseException):
+    """Ends the tests with a verdict already decided."""
+
+    def __init__(self, record):
+        super().__init__(record.detail)
+        self.record = record
+
+
+class CandidateError(Exception):
+    """An exception of the candidate's of a type that is not built in: its message only."""
+
+
+class _Call:
+    """The last call made, for the detail of a failure."""
+
+    def __init__(self, line, arguments):
+        self.line = line
+        self.arguments = arguments
+        self.outcome = ""
+        self.exception = None
+
+    def describe(self, source_line):
+        shown = f"candidate({self.arguments})"
+        if source_line and shown in source_line:
+            shown = "candidate"
+        return f"{shown} {self.outcome}"
+
+
+def _line_of_caller():
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename == TEST_FILE:
+            return frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+def _line_of(traceback):
+    line = None
+    while traceback is not None:
+        if traceback.tb_frame.f_code.co_filename == TEST_FILE:
+            line = traceback.tb_lineno
+        traceback = traceback.tb_next
+    return line
+
+
+def compile_prompt(prompt):
+    """The prompt's code for the judge, which needs its imports and helpers. A prompt
+    usually ends in the entry point's signature and docstring, which compile alone;
+    one that ends in a bare signature gets a body, indented one level below it."""
+    try:
+        return compile(prompt, PROMPT_FILE, "exec")
+    except SyntaxError as error:
+        lines = [line for line in prompt.splitlines() if line.strip()]
+        if not lines or not lines[-1].rstrip().endswith(":"):
+            raise
+        indent = lines[-1][: len(lines[-1]) - len(lines[-1].lstrip())]
+        try:
+            return compile(prompt.rstrip("\n") + f"\n{indent}    pass\n", PROMPT_FILE, "exec")
+        except SyntaxError:
+            raise error from None
+
+
+def rebuild_exception(name, args, text):
+    """The candidate's exception as the same built-in type with its message, or a
+    CandidateError carrying the message."""
+    kind = getattr(builtins, name, None)
+    if isinstance(kind, type) and issubclass(kind, BaseException) and not issubclass(kind, _NOT_REBUILT):
+        try:
+            return kind(*args) if args is not None else kind(text)
+        except Exception:
+            pass
+    return CandidateError(text)
+
+
+def _load_failure(answer):
+    """The record for a candidate that could not be loaded, from its first frame."""
+    if answer[0] == "compile" and _shape(answer, str, str):
+        _, name, text = answer
+        return Record("error", f"does not compile: {name}: {text}", f"failed: {text}")
+    if answer[0] == "exit" and _shape(answer, str, str):
+        return _exit_record(answer[2])
+    if answer[0] == "raise" and _shape(answer, str, str, (tuple, type(None)), str, (int, type(None))):
+        _, _, name, _, text, code = answer
+        return _exception_record(name, text, code, f"{name}: {text}" if text else name)
+    return None
+
+
+def _exit_record(text):
+    return Record("error", f"exited before its tests finished (SystemExit: {text})", f"failed: {text}")
+
+
+def _exception_record(name, text, code, detail):
+    if name == "MemoryError":
+        return Record("out-of-memory", detail, f"failed: {text}")
+    limit = _LIMIT_ERRORS.get(code)
+    if limit:
+        return Record("limit", f"{limit} ({detail})", f"failed: {text}")
+    return Record("failed", detail, f"failed: {text}")
+
+
+def _shape(answer, *types):
+    """Whether a decoded frame is a tuple of exactly these item types after its kind
+    (a type, or a tuple of types; exact, so a bool is not an int)."""
+    if type(answer) is not tuple or len(answer) != len(types) + 1:
+        return False
+    return all(type(item) in (kinds if type(kinds) is tuple else (kinds,)) for item, kinds in zip(answer[1:], types))
+
+
+def _unreadable(why):
+    return Record("error", f"sent the judge an unreadable answer ({why})", "failed: unreadable answer")
+
+
+class StandIn:
+    """Stands for the candidate's entry point in the tests."""
+
+    def __init__(self, channel, name, test_lines):
+        self.channel = channel
+        self.__name__ = self.__qualname__ = name
+        self.test_lines = test_lines
+        self.stopped = None
+        self.last = None
+
+    def stop(self, record):
+        if self.stopped is None:
+            self.stopped = record
+        raise _Stop(self.stopped)
+
+    def source(self, line):
+        return self.test_lines[line - 1].strip() if line and line <= len(self.test_lines) else ""
+
+    def receive(self):
+        """The candidate's next frame, decoded; any failure ends the tests."""
+        try:
+            payload = self.channel.receive()
+        except (OSError, wire.Malformed) as error:
+            self.stop(_unreadable(str(error)))
+        if payload is None:
+            self.stop(Record(GONE, "", ""))
+        try:
+            answer = wire.decode(payload)
+        except wire.Malformed as error:
+            self.stop(_unreadable(str(error)))
+        if type(answer) is not tuple or not answer or type(answer[0]) is not str:
+            self.stop(_unreadable("not a message"))
+        return answer
+
+    def __call__(self, *args, **kwargs):
+        if self.stopped is not None:
+            raise _Stop(self.stopped)
+        line = _line_of_caller()
+        arguments = ", ".join([show(a) for a in args] + [f"{k}={show(v)}" for k, v in kwargs.items()])
+        call = self.last = _Call(line, arguments)
+        try:
+            payload = wire.encode(("call", args, kwargs))
+        except wire.NotPlainData as error:
+            where = f"{self._where(line)}: " if line else ""
+            self.stop(Record(
+                "unjudgeable",
+                f"{where}the test passes {error} to the candidate, which cannot cross to another process; "
+                "judge this problem with --verdicts in-process",
+                "failed: cannot be judged out of process",
+            ))
+        try:
+            self.channel.send(payload)
+        except OSError:
+            self.stop(Record(GONE, "", ""))
+        answer = self.receive()
+        kind = answer[0]
+        if kind == "return" and len(answer) == 2:
+            call.outcome = f"returned {show(answer[1])}"
+            return answer[1]
+        if kind == "raise" and _shape(answer, str, str, (tuple, type(None)), str, (int, type(None))):
+            _, _, name, exception_args, text, code = answer
+            call.outcome = f"raised {name}: {text}" if text else f"raised {name}"
+            call.exception = rebuild_exception(name, exception_args, text)
+            call.exception.passk_errno = code
+            raise call.exception
+        if kind == "exit" and _shape(answer, str, str):
+            self.stop(_exit_record(answer[2]))
+        if kind == "not-plain" and _shape(answer, str):
+            call.outcome = f"returned {answer[1]}, which is not plain data"
+            detail = ": ".join(filter(None, [self._where(line), call.describe(self.source(line))]))
+            self.stop(Record("failed", detail, f"failed: candidate returned {answer[1]}, which is not plain data"))
+        self.stop(_unreadable(f"a {kind!r} message of {len(answer)} items"))
+
+    def _where(self, line):
+        return f"line {line}: {self.source(line)}" if line else ""
+
+    def failure(self, exc):
+        """The record for tests that raised `exc`."""
+        line = _line_of(exc.__traceback__)
+        source = self.source(line)
+        pieces = [self._where(line)]
+        call = self.last
+        if call is not None:
+            pieces.append(call.describe(source))
+        text = _text(exc)
+        name = type(exc).__name__
+        if call is not None and call.exception is exc:
+            return _exception_record(name, text, getattr(exc, "passk_errno", None), ": ".join(filter(None, pieces)))
+        if isinstance(exc, AssertionError):
+            pieces.append(text)
+        else:
+            pieces.append(f"{name}: {text}" if text else name)
+        if isinstance(exc, MemoryError):
+            return Record("out-of-memory", ": ".join(filter(None, pieces)), f"failed: {text}")
+        return Record("failed", ": ".join(filter(None, pieces)) or name, f"failed: {text}")
+
+
+def judge(problem, entry_point, channel):
+    """Runs the problem's code and tests against the candidate behind `channel`; returns
+    the Record of the verdict (status GONE if the candidate hung up)."""
+    prompt_code, test_code, test_lines = problem
+    namespace = {}
+    try:
+        exec(prompt_code, namespace)
+    except BaseException as exc:
+        return Record("unjudgeable", f"the problem's prompt raised {type(exc).__name__}: {_text(exc)}",
+                      "failed: the problem's prompt raised")
+    stand_in = StandIn(channel, entry_point, test_lines)
+    try:
+        first = stand_in.receive()
+        if first[0] != "ready" or not _shape(first, bool):
+            return _load_failure(first) or _unreadable(f"a {first[0]!r} message before the tests")
+        if not first[1]:
+            message = f"name '{entry_point}' is not defined"
+            return Record("failed", f"NameError: {message}", f"failed: {message}")
+        namespace[entry_point] = stand_in
+        exec(test_code, namespace)
+        check = namespace.get("check")
+        if check is None:
+            raise NameError("name 'check' is not defined")
+        check(stand_in)
+    except _Stop as stop:
+        return stop.record
+    except BaseException as exc:
+        return stand_in.stopped or stand_in.failure(exc)
+    return stand_in.stopped or Record("passed", "", "passed")
+
+
+def judge_process(request, problem, channel_fds, record_fd):
+    """The judge's process, forked for one sample: confines itself, judges, writes its
+    record, and then waits to be killed (at level full it is the init of the
+    candidate's pid namespace, and its exit would end the candidate too soon to tell
+    how the candidate itself ended). Never returns."""
+    try:
+        confine.reset_signals()
+        # Orphans of the candidate are reparented to an init; let the kernel reap them.
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+        confine.drop_privileges(None)
+        confine.keep_descriptors({3: channel_fds[0], 4: channel_fds[1], 5: record_fd})
+        confine.set_limits(request, processes=False)
+        record = judge(problem, request["entry_point"], wire.Channel(3, 4))
+        payload = wire.encode(record.fields())
+        data = len(payload).to_bytes(4, "big") + payload
+        while data:
+            data = data[os.write(5, data):]
+    except BaseException:
+        os._exit(EXIT_FAILED)
+    while True:
+        signal.pause()

@@ -1,0 +1,354 @@
+"""One sample, from fork to verdict: the processes it needs, watching them under one
+deadline, and what their ends mean.
+
+In judge mode a sample is two processes. At level full the driver gives each sample a
+pid namespace of its own: the judge is forked first and becomes its init, then the
+candidate. The kernel drops every signal sent to an init from inside its namespace
+unless the init handles it (the judge handles none), the judge is non-dumpable like
+the driver it was forked from, so its memory cannot be read or traced by a process
+without privilege, and the driver, outside the namespace, cannot even be named. The
+judge's record comes on a pipe only the judge holds.
+
+In in-process mode a sample is one process that runs candidate and tests together and
+proves its tests returned with a token-carrying record (see candidate.py).
+"""
+
+import os
+import select
+import signal
+import time
+
+from . import candidate, cleanup, confine, judge, wire
+
+READ_CHUNK = 65536
+RECORD_CAP = 1 << 20
+# Signals that the kernel sends when a limit is exceeded.
+LIMIT_SIGNALS = {signal.SIGXCPU: "CPU time limit", signal.SIGXFSZ: "file size limit"}
+
+
+def clean(text):
+    """`text` as valid Unicode: a lone surrogate becomes U+FFFD, so that the record the
+    harness reads is always valid JSON."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+class Capture:
+    """Keeps the first `cap` bytes of a stream and counts the rest."""
+
+    def __init__(self, cap):
+        self.cap = cap
+        self.head = bytearray()
+        self.total = 0
+
+    def feed(self, data):
+        self.total += len(data)
+        room = self.cap - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+
+    def text(self):
+        return self.head.decode("utf-8", "replace")
+
+
+class RecordReader:
+    """The first record in what a record pipe carries: a frame of (status, detail,
+    result), after the run's token where a candidate writes it (in-process mode), or
+    from the start on the judge's own pipe, which no candidate holds."""
+
+    def __init__(self, token):
+        self.token = token
+        self.buffer = b""
+        self.record = None
+
+    def feed(self, data):
+        if self.record is not None:
+            return
+        self.buffer += data
+        at = self.buffer.find(self.token)
+        if at < 0:
+            # Only a tail shorter than the token can still begin a match.
+            self.buffer = self.buffer[len(self.buffer) - len(self.token) + 1:]
+            return
+        self.buffer = self.buffer[at:]
+        frame = self.buffer[len(self.token):]
+        if len(frame) < 4:
+            return
+        size = int.from_bytes(frame[:4], "big")
+        if size > RECORD_CAP:
+            self.record = ("error", "verdict record too long", "failed: ")
+        elif len(frame) >= 4 + size:
+            self.record = self._read(frame[4:4 + size])
+
+    @staticmethod
+    def _read(payload):
+        try:
+            record = wire.decode(payload)
+        except wire.Malformed:
+            record = None
+        if type(record) is not tuple or len(record) != 3 or any(type(field) is not str for field in record):
+            return ("error", "unreadable verdict record", "failed: ")
+        return record
+
+
+class Child:
+    """A process forked for the sample, watched through a pidfd."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.pidfd = os.pidfd_open(pid)
+        self.status = None
+        self.usage = None
+
+    def reap(self):
+        if self.status is None:
+            _, self.status, self.usage = os.wait4(self.pid, 0)
+
+
+class Processes:
+    """What runs for one sample: the candidate, the judge (in judge mode) and the pipes
+    the driver reads."""
+
+    def __init__(self, candidate_child, judge_child, out_r, err_r, record_r, token, cap):
+        self.candidate = candidate_child
+        self.judge = judge_child
+        self.streams = {out_r: Capture(cap), err_r: Capture(cap)}
+        self.record_r = record_r
+        self.reader = RecordReader(token)
+
+    def route(self, fd, data):
+        if fd == self.record_r:
+            self.reader.feed(data)
+        else:
+            self.streams[fd].feed(data)
+
+    def decided(self):
+        """Whether the verdict can be told from what has come in."""
+        record = self.reader.record
+        if self.judge is None:
+            return record is not None or self.candidate.status is not None
+        if record is not None:
+            # A candidate that hung up is judged by how it ended, once it has.
+            return record[0] != judge.GONE or self.candidate.status is not None
+        return self.judge.status is not None
+
+    def kill(self):
+        """Ends everything; at level full the judge's death ends its whole namespace."""
+        if self.judge is not None:
+            cleanup.kill(self.judge.pid, group=False)
+        cleanup.kill(self.candidate.pid, group=True)
+
+    def drain(self):
+        """Reads what is still waiting in the pipes (made non-blocking)."""
+        for fd in (self.record_r, *self.streams):
+            os.set_blocking(fd, False)
+            while True:
+                try:
+                    data = os.read(fd, READ_CHUNK)
+                except BlockingIOError:
+                    break
+                if not data:
+                    break
+                self.route(fd, data)
+
+    def reap(self):
+        for child in (self.candidate, self.judge):
+            if child is not None:
+                child.reap()
+                os.close(child.pidfd)
+        for fd in (self.record_r, *self.streams):
+            os.close(fd)
+
+
+def _start_in_process(request, context, scratch, cap):
+    token = os.urandom(16).hex().encode() + b" "
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    record_r, record_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            candidate.confine_candidate(request, context, scratch, {1: out_w, 2: err_w, 3: record_w})
+            program = request["program"]
+            del request
+        except BaseException:
+            os._exit(candidate.EXIT_SETUP_FAILED)
+        try:
+            candidate.run_in_process(program, token)
+        finally:
+            os._exit(candidate.EXIT_SETUP_FAILED)
+    for fd in (out_w, err_w, record_w):
+        os.close(fd)
+    return Processes(Child(pid), None, out_r, err_r, record_r, token, cap)
+
+
+def _start_judged(request, context, scratch, problem, cap):
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    to_candidate_r, to_candidate_w = os.pipe()
+    to_judge_r, to_judge_w = os.pipe()
+    record_r, record_w = os.pipe()
+    if context.own_pid_namespace is not None:
+        confine.unshare(confine.CLONE_NEWPID)
+    try:
+        # The judge first: at level full it is the init of the new namespace.
+        judge_pid = os.fork()
+        if judge_pid == 0:
+            judge.judge_process(request, problem, (to_judge_r, to_candidate_w), record_w)
+        judge_child = Child(judge_pid)
+        for fd in (to_judge_r, to_candidate_w, record_w):
+            os.close(fd)
+        candidate_pid = os.fork()
+        if candidate_pid == 0:
+            try:
+                channel_ends = {3: to_candidate_r, 4: to_judge_w}
+                candidate.confine_candidate(request, context, scratch, {1: out_w, 2: err_w, **channel_ends})
+                source, entry_point = request["candidate"], request["entry_point"]
+                del request
+            except BaseException:
+                os._exit(candidate.EXIT_SETUP_FAILED)
+            try:
+                candidate.serve(source, entry_point, wire.Channel(candidate.CHANNEL_IN, candidate.CHANNEL_OUT))
+            except BaseException:
+                os._exit(1)
+            os._exit(0)
+    finally:
+        if context.own_pid_namespace is not None:
+            confine.setns(context.own_pid_namespace, confine.CLONE_NEWPID)
+    for fd in (out_w, err_w, to_candidate_r, to_judge_w):
+        os.close(fd)
+    return Processes(Child(candidate_pid), judge_child, out_r, err_r, record_r, b"", cap)
+
+
+class Watch:
+    """Waits for the verdict, the deadline, or the harness's going away."""
+
+    def __init__(self, processes, harness_fd, deadline):
+        self.processes = processes
+        self.harness_fd = harness_fd
+        self.deadline = deadline
+        self.timed_out = False
+        self.harness_gone = False
+
+    def run(self):
+        processes = self.processes
+        children = {child.pidfd: child for child in (processes.candidate, processes.judge) if child is not None}
+        poller = select.poll()
+        for fd in (*processes.streams, processes.record_r, *children, self.harness_fd):
+            poller.register(fd, select.POLLIN)
+        while not processes.decided():
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                self.timed_out = True
+                return
+            for fd, _ in poller.poll(remaining * 1000):
+                if fd in children:
+                    children[fd].reap()
+                    poller.unregister(fd)
+                elif fd == self.harness_fd:
+                    self.harness_gone = True
+                else:
+                    data = os.read(fd, READ_CHUNK)
+                    if data:
+                        processes.route(fd, data)
+                    else:
+                        poller.unregister(fd)
+            if self.harness_gone:
+                return
+
+
+def _signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _ended(status):
+    if os.WIFSIGNALED(status):
+        return f"killed by {_signal_name(os.WTERMSIG(status))}"
+    return f"exited with status {os.WEXITSTATUS(status)}"
+
+
+def _candidate_ending(request, child):
+    """The verdict for a candidate that ended before its tests did."""
+    status = child.status
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        name = _signal_name(number)
+        cpu_limit = request.get("cpu_seconds")
+        if number in LIMIT_SIGNALS:
+            return "limit", f"{LIMIT_SIGNALS[number]} (killed by {name})", f"failed: killed by {name}"
+        if number == signal.SIGKILL and cpu_limit and child.usage.ru_utime + child.usage.ru_stime >= cpu_limit:
+            return "limit", f"CPU time limit (killed by {name})", f"failed: killed by {name}"
+        return "killed", f"killed by {name}", f"failed: killed by {name}"
+    code = os.WEXITSTATUS(status)
+    detail = f"exited with status {code} before its tests finished"
+    if code == candidate.EXIT_SETUP_FAILED:
+        detail = "the candidate's process could not be set up"
+    return "error", detail, f"failed: {detail}"
+
+
+def _verdict(request, processes, watch):
+    record = processes.reader.record
+    timeout = float(request["timeout"])
+    if record is not None and record[0] != judge.GONE:
+        return record
+    if watch.timed_out:
+        return "timeout", f"still running after {timeout:g} s", "timed out"
+    if processes.judge is not None and record is None:
+        detail = f"the judge ended without a verdict ({_ended(processes.judge.status)})"
+        return "error", detail, f"failed: {detail}"
+    return _candidate_ending(request, processes.candidate)
+
+
+def run(request, context, send):
+    """Runs one sample and sends its verdict with `send`; returns False if the harness
+    went away instead."""
+    scratch = os.path.join(context.scratch_root, "work")
+    cap = int(request.get("output_cap", 65536))
+    started = time.monotonic()
+    problem = None
+    if "program" not in request:
+        try:
+            problem = context.problem(request["prompt"], request["test"])
+        except BaseException as exc:
+            detail = f"the problem's code does not compile: {type(exc).__name__}: {exc}"
+            send(_message(request, ("unjudgeable", detail, f"failed: {exc}"), 0.0, Capture(0), Capture(0)))
+            return True
+    os.mkdir(scratch, 0o700)
+    if context.candidate_user is not None:
+        os.chown(scratch, context.candidate_user, context.candidate_user)
+    if problem is None:
+        processes = _start_in_process(request, context, scratch, cap)
+    else:
+        processes = _start_judged(request, context, scratch, problem, cap)
+    watch = Watch(processes, context.harness_fd, started + float(request["timeout"]))
+    watch.run()
+    duration = time.monotonic() - started
+    # The verdict is decided; nothing the candidate left behind may change it. Once
+    # every process of the sample has SIGKILL pending none runs another instruction,
+    # so the verdict goes out before they are reaped, which overlaps with the harness.
+    processes.kill()
+    processes.drain()
+    if not watch.harness_gone:
+        out, err = processes.streams.values()
+        send(_message(request, _verdict(request, processes, watch), duration, out, err))
+    processes.reap()
+    cleanup.kill_everything_below()
+    cleanup.clear_scratch(scratch)
+    return not watch.harness_gone
+
+
+def _message(request, fields, duration, out, err):
+    status, detail, result = fields
+    return {
+        "status": status,
+        "detail": clean(detail),
+        "result": clean(result),
+        "id": request.get("id"),
+        "duration": round(duration, 6),
+        "stdout": out.text(),
+        "stdout_bytes": out.total,
+        "stderr": err.text(),
+        "stderr_bytes": err.total,
+    }

@@ -1,0 +1,128 @@
+"""The worker loop: one driver per worker slot, kept warm by the harness.
+
+Protocol (one JSON object per line): the harness writes requests on the driver's stdin
+and reads verdicts on its stdout. The first line the driver writes says it is ready and
+what it could set up. A request holds either `program` (in-process mode: candidate and
+tests as one program) or `candidate`, `prompt`, `test` and `entry_point` (judge mode),
+with the limits.
+
+The driver runs nothing of any candidate's itself: every sample's processes are
+forked from it, so each starts from the same warm interpreter and leaves nothing
+behind for the next.
+"""
+
+import collections
+import json
+import os
+import signal
+import sys
+
+from . import cleanup, confine, judge, sample, seccomp
+
+# Modules that problems and candidates commonly import, imported once here so that no
+# forked sample pays for them.
+WARM_MODULES = ("typing", "math", "random", "copy", "string", "collections", "re", "hashlib", "itertools",
+                "functools", "heapq", "bisect", "reprlib")
+# Compiled problems kept for the samples that follow (samples of a problem come together).
+PROBLEMS_KEPT = 256
+
+
+class Context:
+    """What every sample of this slot shares."""
+
+    def __init__(self, scratch_root, signal_filter, harness_fd, isolate, candidate_user):
+        self.driver_pid = os.getpid()
+        self.scratch_root = scratch_root
+        self.signal_filter = signal_filter
+        self.harness_fd = harness_fd
+        self.candidate_user = candidate_user
+        self.own_pid_namespace = _own_pid_namespace() if isolate else None
+        self._problems = collections.OrderedDict()
+
+    @property
+    def nested(self):
+        return self.own_pid_namespace is not None
+
+    def problem(self, prompt, test):
+        """The problem's code, compiled once for all its samples."""
+        key = (prompt, test)
+        compiled = self._problems.pop(key, None)
+        if compiled is None:
+            compiled = (judge.compile_prompt(prompt), compile(test, judge.TEST_FILE, "exec"), test.splitlines())
+        self._problems[key] = compiled
+        if len(self._problems) > PROBLEMS_KEPT:
+            self._problems.popitem(last=False)
+        return compiled
+
+
+def _own_pid_namespace():
+    """A descriptor of this driver's pid namespace, to come back to after giving a
+    sample a namespace of its own, if this driver may make them (level full)."""
+    try:
+        own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        confine.unshare(confine.CLONE_NEWPID)
+        confine.setns(own, confine.CLONE_NEWPID)
+    except OSError:
+        os.close(own)
+        return None
+    return own
+
+
+def _send(fd, message):
+    data = (json.dumps(message) + "\n").encode()
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def main(argv):
+    scratch_root = argv[0]
+    isolate = "--no-isolation" not in argv[1:]
+    candidate_user = int(argv[argv.index("--candidate-user") + 1]) if "--candidate-user" in argv else None
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except (AttributeError, OSError) as exc:
+        sys.exit(f"passk needs Linux 5.3 or later to watch candidates (pidfd_open: {exc})")
+    # Keep the harness's pipes on private descriptors, so that nothing of ours that
+    # prints to the standard streams can corrupt the protocol.
+    requests_fd = os.dup(0)
+    responses_fd = os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    # Non-dumpable: no process without privilege may trace it or read its memory, and
+    # every process forked from it starts so too (the judge stays so).
+    confine.prctl(confine.PR_SET_DUMPABLE, 0)
+    confine.prctl(confine.PR_SET_CHILD_SUBREAPER, 1)
+
+    def stop(signum, frame):
+        cleanup.kill_everything_below()
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    # no_new_privs once, for the driver and so for every child: a filter needs it, and
+    # nothing forked here gains privilege.
+    confine.prctl(confine.PR_SET_NO_NEW_PRIVS, 1)
+    signal_filter = seccomp.available() if isolate else None
+    for name in WARM_MODULES:
+        __import__(name)
+    context = Context(scratch_root, signal_filter, requests_fd, isolate, candidate_user)
+    _send(responses_fd, {
+        "ready": True,
+        "signal_filter": signal_filter is not None,
+        "pid_namespace_per_sample": context.nested,
+        "python": sys.version.split()[0],
+    })
+    # One working directory, made fresh for each sample, so that the variables that
+    # name it are set once here rather than in every child. A driver that died may have
+    # left one behind.
+    cleanup.empty(scratch_root)
+    os.environ["HOME"] = os.environ["TMPDIR"] = os.path.join(scratch_root, "work")
+    sys.argv = [""]
+    requests = os.fdopen(requests_fd, "rb")
+    while True:
+        line = requests.readline()
+        if not line or not sample.run(json.loads(line), context, lambda message: _send(responses_fd, message)):
+            return
