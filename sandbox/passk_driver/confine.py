@@ -4,8 +4,10 @@ limits.
 
 At level `full` the driver is root inside the slot's user namespace, which it needs to
 give each sample a pid namespace of its own; nothing forked for a sample keeps any of
-that. Every such process drops its capabilities (bounding set included) and, where the
-sandbox maps a second user for candidates, becomes that user.
+that. Every such process empties its capability sets and, where the sandbox maps a
+second user for candidates, becomes that user. The driver set no_new_privs before
+forking, so no program it executes can gain a capability back, whatever the bounding
+set holds.
 """
 
 import ctypes
@@ -15,7 +17,6 @@ import signal
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
-PR_CAPBSET_DROP = 24
 PR_SET_SECCOMP = 22
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
@@ -52,32 +53,20 @@ def setns(fd, flags):
     _check(_libc.setns(fd, flags))
 
 
-def _last_capability():
-    try:
-        with open("/proc/sys/kernel/cap_last_cap") as f:
-            return int(f.read())
-    except (OSError, ValueError):
-        return 63
-
-
-LAST_CAPABILITY = _last_capability()
-
-
 def holds_capabilities():
-    """Whether this process has any effective capability (the driver at level full)."""
+    """Whether this process has any capability (the driver at level full); asked once,
+    by the driver."""
     with open("/proc/self/status") as f:
         for line in f:
-            if line.startswith("CapEff:"):
+            if line.startswith("CapPrm:"):
                 return int(line.split()[1], 16) != 0
     return False
 
 
-def drop_privileges(user):
-    """Gives up every capability for good and, if `user` is not None, becomes that user
-    (an id inside the slot's user namespace)."""
-    if holds_capabilities():
-        for capability in range(LAST_CAPABILITY + 1):
-            prctl(PR_CAPBSET_DROP, capability)
+def drop_privileges(privileged, user):
+    """If `privileged` (the driver holds capabilities), gives them all up and, if `user`
+    is not None, becomes that user (an id inside the slot's user namespace)."""
+    if privileged:
         if user is not None:
             os.setgroups([])
             os.setresgid(user, user, user)
@@ -118,8 +107,9 @@ _LIMITS = (
     (resource.RLIMIT_CPU, "cpu_seconds", 0, 1),
     (resource.RLIMIT_FSIZE, "file_size_bytes", 0, 0),
     (resource.RLIMIT_NOFILE, "open_files", 0, 0),
-    # The driver runs as the same user where there is no second one, and counts too.
-    (resource.RLIMIT_NPROC, "processes", 1, 0),
+    # The driver and the judge run as the same user where there is no second one, and
+    # count too.
+    (resource.RLIMIT_NPROC, "processes", 2, 0),
 )
 
 

@@ -17,19 +17,16 @@ remembers it and ends the tests with an exception a test cannot swallow.
 
 import builtins
 import errno
-import os
 import reprlib
-import signal
 import sys
 
-from . import confine, wire
+from . import wire
 
 PROMPT_FILE = "<prompt>"
 TEST_FILE = "<test>"
 DETAIL_CAP = 1000
 RESULT_CAP = 65536
 GONE = "gone"
-EXIT_FAILED = 121
 
 _LIMIT_ERRORS = {errno.EFBIG: "file size limit", errno.EMFILE: "open files limit", errno.EAGAIN: "process limit"}
 # Never raised here on the candidate's word: an exit is reported as one.
@@ -77,19 +74,25 @@ class CandidateError(Exception):
 
 
 class _Call:
-    """The last call made, for the detail of a failure."""
+    """The last call made, for the detail of a failure. It keeps the bytes that crossed
+    and shows them only if a failure needs them: most calls never do, and the tests may
+    change what they passed or got back in the meantime."""
 
-    def __init__(self, line, arguments):
+    def __init__(self, line, request):
         self.line = line
-        self.arguments = arguments
-        self.outcome = ""
+        self.request = request
+        self.answer = None
+        self.outcome = None
         self.exception = None
 
     def describe(self, source_line):
-        shown = f"candidate({self.arguments})"
+        _, args, kwargs = wire.decode(self.request)
+        arguments = ", ".join([show(a) for a in args] + [f"{k}={show(v)}" for k, v in kwargs.items()])
+        shown = f"candidate({arguments})"
         if source_line and shown in source_line:
             shown = "candidate"
-        return f"{shown} {self.outcome}"
+        outcome = self.outcome or f"returned {show(wire.decode(self.answer)[1])}"
+        return f"{shown} {outcome}"
 
 
 def _line_of_caller():
@@ -215,8 +218,6 @@ class StandIn:
         if self.stopped is not None:
             raise _Stop(self.stopped)
         line = _line_of_caller()
-        arguments = ", ".join([show(a) for a in args] + [f"{k}={show(v)}" for k, v in kwargs.items()])
-        call = self.last = _Call(line, arguments)
         try:
             payload = wire.encode(("call", args, kwargs))
         except wire.NotPlainData as error:
@@ -227,6 +228,7 @@ class StandIn:
                 "judge this problem with --verdicts in-process",
                 "failed: cannot be judged out of process",
             ))
+        call = self.last = _Call(line, payload)
         try:
             self.channel.send(payload)
         except OSError:
@@ -234,7 +236,7 @@ class StandIn:
         answer = self.receive()
         kind = answer[0]
         if kind == "return" and len(answer) == 2:
-            call.outcome = f"returned {show(answer[1])}"
+            call.answer = self.channel.last
             return answer[1]
         if kind == "raise" and _shape(answer, str, str, (tuple, type(None)), str, (int, type(None))):
             _, _, name, exception_args, text, code = answer
@@ -304,25 +306,3 @@ def judge(problem, entry_point, channel):
         return stand_in.stopped or stand_in.failure(exc)
     return stand_in.stopped or Record("passed", "", "passed")
 
-
-def judge_process(request, problem, channel_fds, record_fd):
-    """The judge's process, forked for one sample: confines itself, judges, writes its
-    record, and then waits to be killed (at level full it is the init of the
-    candidate's pid namespace, and its exit would end the candidate too soon to tell
-    how the candidate itself ended). Never returns."""
-    try:
-        confine.reset_signals()
-        # Orphans of the candidate are reparented to an init; let the kernel reap them.
-        signal.signal(signal.SIGCHLD, signal.SIG_IGN)
-        confine.drop_privileges(None)
-        confine.keep_descriptors({3: channel_fds[0], 4: channel_fds[1], 5: record_fd})
-        confine.set_limits(request, processes=False)
-        record = judge(problem, request["entry_point"], wire.Channel(3, 4))
-        payload = wire.encode(record.fields())
-        data = len(payload).to_bytes(4, "big") + payload
-        while data:
-            data = data[os.write(5, data):]
-    except BaseException:
-        os._exit(EXIT_FAILED)
-    while True:
-        signal.pause()

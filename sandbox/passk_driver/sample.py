@@ -13,6 +13,7 @@ In in-process mode a sample is one process that runs candidate and tests togethe
 proves its tests returned with a token-carrying record (see candidate.py).
 """
 
+import gc
 import os
 import select
 import signal
@@ -105,18 +106,19 @@ class Child:
 
 
 class Processes:
-    """What runs for one sample: the candidate, the judge (in judge mode) and the pipes
-    the driver reads."""
+    """What runs for one sample: the candidate, the judge that decides it (in judge mode),
+    and the pipes the driver reads."""
 
-    def __init__(self, candidate_child, judge_child, out_r, err_r, record_r, token, cap):
+    def __init__(self, candidate_child, out_r, err_r, record_fd, token, cap, judge=None):
         self.candidate = candidate_child
-        self.judge = judge_child
+        self.judge = judge
+        self.judge_status = None
         self.streams = {out_r: Capture(cap), err_r: Capture(cap)}
-        self.record_r = record_r
+        self.record_fd = record_fd
         self.reader = RecordReader(token)
 
     def route(self, fd, data):
-        if fd == self.record_r:
+        if fd == self.record_fd:
             self.reader.feed(data)
         else:
             self.streams[fd].feed(data)
@@ -129,17 +131,14 @@ class Processes:
         if record is not None:
             # A candidate that hung up is judged by how it ended, once it has.
             return record[0] != judge.GONE or self.candidate.status is not None
-        return self.judge.status is not None
-
-    def kill(self):
-        """Ends everything; at level full the judge's death ends its whole namespace."""
-        if self.judge is not None:
-            cleanup.kill(self.judge.pid, group=False)
-        cleanup.kill(self.candidate.pid, group=True)
+        return self.judge_status is not None
 
     def drain(self):
         """Reads what is still waiting in the pipes (made non-blocking)."""
-        for fd in (self.record_r, *self.streams):
+        fds = list(self.streams)
+        if self.judge is None or self.judge_status is None:
+            fds.append(self.record_fd)
+        for fd in fds:
             os.set_blocking(fd, False)
             while True:
                 try:
@@ -149,14 +148,20 @@ class Processes:
                 if not data:
                     break
                 self.route(fd, data)
+            if fd == self.record_fd and self.judge is not None:
+                os.set_blocking(fd, True)
 
-    def reap(self):
-        for child in (self.candidate, self.judge):
-            if child is not None:
-                child.reap()
-                os.close(child.pidfd)
-        for fd in (self.record_r, *self.streams):
+    def finish(self):
+        """Reaps the candidate and closes the pipes; a judge that did not finish the
+        sample is killed, and the next sample starts another."""
+        self.candidate.reap()
+        os.close(self.candidate.pidfd)
+        for fd in self.streams:
             os.close(fd)
+        if self.judge is None:
+            os.close(self.record_fd)
+        elif self.reader.record is None and self.judge_status is None:
+            self.judge.stop()
 
 
 def _start_in_process(request, context, scratch, cap):
@@ -178,29 +183,27 @@ def _start_in_process(request, context, scratch, cap):
             os._exit(candidate.EXIT_SETUP_FAILED)
     for fd in (out_w, err_w, record_w):
         os.close(fd)
-    return Processes(Child(pid), None, out_r, err_r, record_r, token, cap)
+    return Processes(Child(pid), out_r, err_r, record_r, token, cap)
 
 
-def _start_judged(request, context, scratch, problem, cap):
+def _start_judged(request, context, scratch, cap):
+    judge_process = context.judge
+    judge_process.ensure(context, request)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     to_candidate_r, to_candidate_w = os.pipe()
     to_judge_r, to_judge_w = os.pipe()
-    record_r, record_w = os.pipe()
-    if context.own_pid_namespace is not None:
-        confine.unshare(confine.CLONE_NEWPID)
+    judge_process.ask((request["prompt"], request["test"], request["entry_point"]), (to_judge_r, to_candidate_w))
+    os.close(to_judge_r)
+    os.close(to_candidate_w)
+    if judge_process.namespace is not None:
+        # Into the judge's pid namespace, where the judge is init.
+        confine.setns(judge_process.namespace, confine.CLONE_NEWPID)
     try:
-        # The judge first: at level full it is the init of the new namespace.
-        judge_pid = os.fork()
-        if judge_pid == 0:
-            judge.judge_process(request, problem, (to_judge_r, to_candidate_w), record_w)
-        judge_child = Child(judge_pid)
-        for fd in (to_judge_r, to_candidate_w, record_w):
-            os.close(fd)
         candidate_pid = os.fork()
         if candidate_pid == 0:
             try:
-                channel_ends = {3: to_candidate_r, 4: to_judge_w}
+                channel_ends = {candidate.CHANNEL_IN: to_candidate_r, candidate.CHANNEL_OUT: to_judge_w}
                 candidate.confine_candidate(request, context, scratch, {1: out_w, 2: err_w, **channel_ends})
                 source, entry_point = request["candidate"], request["entry_point"]
                 del request
@@ -212,11 +215,11 @@ def _start_judged(request, context, scratch, problem, cap):
                 os._exit(1)
             os._exit(0)
     finally:
-        if context.own_pid_namespace is not None:
+        if judge_process.namespace is not None:
             confine.setns(context.own_pid_namespace, confine.CLONE_NEWPID)
     for fd in (out_w, err_w, to_candidate_r, to_judge_w):
         os.close(fd)
-    return Processes(Child(candidate_pid), judge_child, out_r, err_r, record_r, b"", cap)
+    return Processes(Child(candidate_pid), out_r, err_r, judge_process.control.fileno(), b"", cap, judge_process)
 
 
 class Watch:
@@ -231,18 +234,26 @@ class Watch:
 
     def run(self):
         processes = self.processes
-        children = {child.pidfd: child for child in (processes.candidate, processes.judge) if child is not None}
+        candidate_pidfd = processes.candidate.pidfd
+        judge_pidfd = processes.judge.pidfd if processes.judge is not None else None
         poller = select.poll()
-        for fd in (*processes.streams, processes.record_r, *children, self.harness_fd):
+        for fd in (*processes.streams, processes.record_fd, candidate_pidfd, self.harness_fd):
             poller.register(fd, select.POLLIN)
+        if judge_pidfd is not None:
+            poller.register(judge_pidfd, select.POLLIN)
         while not processes.decided():
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
                 self.timed_out = True
                 return
             for fd, _ in poller.poll(remaining * 1000):
-                if fd in children:
-                    children[fd].reap()
+                if fd == candidate_pidfd:
+                    processes.candidate.reap()
+                    poller.unregister(fd)
+                elif fd == judge_pidfd:
+                    poller.unregister(processes.record_fd)
+                    processes.drain()
+                    processes.judge_status = processes.judge.ended()
                     poller.unregister(fd)
                 elif fd == self.harness_fd:
                     self.harness_gone = True
@@ -295,8 +306,8 @@ def _verdict(request, processes, watch):
         return record
     if watch.timed_out:
         return "timeout", f"still running after {timeout:g} s", "timed out"
-    if processes.judge is not None and record is None:
-        detail = f"the judge ended without a verdict ({_ended(processes.judge.status)})"
+    if processes.judge_status is not None and record is None:
+        detail = f"the judge ended without a verdict ({_ended(processes.judge_status)})"
         return "error", detail, f"failed: {detail}"
     return _candidate_ending(request, processes.candidate)
 
@@ -307,34 +318,29 @@ def run(request, context, send):
     scratch = os.path.join(context.scratch_root, "work")
     cap = int(request.get("output_cap", 65536))
     started = time.monotonic()
-    problem = None
-    if "program" not in request:
-        try:
-            problem = context.problem(request["prompt"], request["test"])
-        except BaseException as exc:
-            detail = f"the problem's code does not compile: {type(exc).__name__}: {exc}"
-            send(_message(request, ("unjudgeable", detail, f"failed: {exc}"), 0.0, Capture(0), Capture(0)))
-            return True
     os.mkdir(scratch, 0o700)
     if context.candidate_user is not None:
         os.chown(scratch, context.candidate_user, context.candidate_user)
-    if problem is None:
+    # Everything the driver holds is left out of the children's collections, which
+    # would otherwise write to, and so copy, every page of it.
+    gc.freeze()
+    if "program" in request:
         processes = _start_in_process(request, context, scratch, cap)
     else:
-        processes = _start_judged(request, context, scratch, problem, cap)
+        processes = _start_judged(request, context, scratch, cap)
     watch = Watch(processes, context.harness_fd, started + float(request["timeout"]))
     watch.run()
     duration = time.monotonic() - started
     # The verdict is decided; nothing the candidate left behind may change it. Once
     # every process of the sample has SIGKILL pending none runs another instruction,
     # so the verdict goes out before they are reaped, which overlaps with the harness.
-    processes.kill()
+    cleanup.kill(processes.candidate.pid, group=True)
     processes.drain()
     if not watch.harness_gone:
         out, err = processes.streams.values()
         send(_message(request, _verdict(request, processes, watch), duration, out, err))
-    processes.reap()
-    cleanup.kill_everything_below()
+    processes.finish()
+    cleanup.kill_strays(spared=context.judge.pid)
     cleanup.clear_scratch(scratch)
     return not watch.harness_gone
 

@@ -62,11 +62,24 @@ def encode(value):
 
 
 def _encode(value, out, depth):
+    kind = type(value)
+    # The common scalars inline: a call's arguments and answer are mostly these.
+    if kind is int:
+        data = int.to_bytes(value, (int.bit_length(value) + 8) // 8, "big", signed=True)
+        out += b"I" + _LENGTH.pack(len(data)) + data
+        return
+    if kind is str:
+        data = str.encode(value, "utf-8", "surrogatepass")
+        out += b"S" + _LENGTH.pack(len(data)) + data
+        return
+    if kind is float:
+        out += b"D" + _FLOAT.pack(value)
+        return
     if depth > MAX_DEPTH:
         raise NotPlainData(f"nested deeper than {MAX_DEPTH} levels")
     if len(out) > MAX_BYTES:
         raise NotPlainData(f"larger than {MAX_BYTES >> 20} MiB")
-    encoder = _ENCODERS.get(type(value))
+    encoder = _ENCODERS.get(kind)
     if encoder is None:
         raise NotPlainData(describe(value))
     encoder(value, out, depth)
@@ -80,22 +93,8 @@ def _bool(value, out, depth):
     out += b"T" if value else b"F"
 
 
-def _int(value, out, depth):
-    data = int.to_bytes(value, (int.bit_length(value) + 8) // 8, "big", signed=True)
-    out += b"I" + _LENGTH.pack(len(data)) + data
-
-
-def _float(value, out, depth):
-    out += b"D" + _FLOAT.pack(value)
-
-
 def _complex(value, out, depth):
     out += b"C" + _COMPLEX.pack(value.real, value.imag)
-
-
-def _str(value, out, depth):
-    data = str.encode(value, "utf-8", "surrogatepass")
-    out += b"S" + _LENGTH.pack(len(data)) + data
 
 
 def _bytes(value, out, depth):
@@ -121,10 +120,7 @@ def _dict(value, out, depth):
 _ENCODERS = {
     type(None): _none,
     bool: _bool,
-    int: _int,
-    float: _float,
     complex: _complex,
-    str: _str,
     bytes: _bytes,
     list: _sequence(b"L"),
     tuple: _sequence(b"U"),
@@ -133,89 +129,94 @@ _ENCODERS = {
     dict: _dict,
 }
 
+_N, _T, _F, _I, _D, _C, _S, _B = b"NTFIDCSB"
+_L, _U, _E, _Z, _M = b"LUEZM"
+_CONTAINERS = frozenset((_L, _U, _E, _Z, _M))
+_unpack_length = _LENGTH.unpack_from
+_unpack_float = _FLOAT.unpack_from
+_unpack_complex = _COMPLEX.unpack_from
+
 
 def decode(data):
     """The value encoded in `data`, which must hold exactly one; Malformed otherwise."""
     if len(data) > MAX_BYTES:
         raise Malformed(f"larger than {MAX_BYTES >> 20} MiB")
-    view = memoryview(data)
-    value, end = _decode(view, 0, 0)
-    if end != len(view):
-        raise Malformed(f"{len(view) - end} bytes after the value")
+    data = bytes(data)
+    try:
+        value, end = _decode(data, 0, 0)
+    except (IndexError, struct.error):
+        raise Malformed("cut short") from None
+    if end != len(data):
+        raise Malformed(f"{len(data) - end} bytes after the value")
     return value
 
 
-def _take(view, at, size):
-    end = at + size
-    if end > len(view):
+def _sized(data, at):
+    """The field after a length at `at`, and where it ends."""
+    (size,) = _unpack_length(data, at)
+    start = at + 4
+    end = start + size
+    if end > len(data):
         raise Malformed("cut short")
-    return view[at:end], end
+    return data[start:end], end
 
 
-def _length(view, at):
-    field, at = _take(view, at, 4)
-    return _LENGTH.unpack(field)[0], at
-
-
-def _decode(view, at, depth):
-    if depth > MAX_DEPTH:
-        raise Malformed(f"nested deeper than {MAX_DEPTH} levels")
-    tag, at = _take(view, at, 1)
-    tag = tag.tobytes()
-    if tag == b"N":
-        return None, at
-    if tag == b"T":
-        return True, at
-    if tag == b"F":
-        return False, at
-    if tag == b"I":
-        size, at = _length(view, at)
-        field, at = _take(view, at, size)
+def _decode(data, at, depth):
+    tag = data[at]
+    at += 1
+    if tag == _I:
+        field, at = _sized(data, at)
         return int.from_bytes(field, "big", signed=True), at
-    if tag == b"D":
-        field, at = _take(view, at, 8)
-        return _FLOAT.unpack(field)[0], at
-    if tag == b"C":
-        field, at = _take(view, at, 16)
-        real, imag = _COMPLEX.unpack(field)
-        return complex(real, imag), at
-    if tag in (b"S", b"B"):
-        size, at = _length(view, at)
-        field, at = _take(view, at, size)
-        if tag == b"B":
-            return field.tobytes(), at
+    if tag == _S:
+        field, at = _sized(data, at)
         try:
             return str(field, "utf-8", "surrogatepass"), at
         except UnicodeDecodeError as error:
             raise Malformed(f"a string that is not UTF-8 ({error.reason})") from None
-    if tag in (b"L", b"U", b"E", b"Z", b"M"):
-        count, at = _length(view, at)
-        # Every item takes at least one byte: a count beyond what is left is a lie,
-        # caught before anything is built for it.
-        if count > len(view) - at:
-            raise Malformed("cut short")
-        if tag == b"M":
-            return _decode_dict(view, at, depth, count)
-        items = []
-        for _ in range(count):
-            item, at = _decode(view, at, depth + 1)
-            items.append(item)
-        if tag == b"L":
-            return items, at
-        if tag == b"U":
-            return tuple(items), at
-        try:
-            return (set(items) if tag == b"E" else frozenset(items)), at
-        except TypeError:
-            raise Malformed("a set holding an unhashable item") from None
-    raise Malformed(f"unknown tag {tag!r}")
+    if tag == _D:
+        return _unpack_float(data, at)[0], at + 8
+    if tag == _N:
+        return None, at
+    if tag == _T:
+        return True, at
+    if tag == _F:
+        return False, at
+    if tag == _B:
+        return _sized(data, at)
+    if tag == _C:
+        real, imag = _unpack_complex(data, at)
+        return complex(real, imag), at + 16
+    if tag not in _CONTAINERS:
+        raise Malformed(f"unknown tag {bytes([tag])!r}")
+    if depth > MAX_DEPTH:
+        raise Malformed(f"nested deeper than {MAX_DEPTH} levels")
+    (count,) = _unpack_length(data, at)
+    at += 4
+    # Every item takes at least one byte: a count beyond what is left is a lie, caught
+    # before anything is built for it.
+    if count > len(data) - at:
+        raise Malformed("cut short")
+    if tag == _M:
+        return _decode_dict(data, at, depth, count)
+    items = []
+    for _ in range(count):
+        item, at = _decode(data, at, depth + 1)
+        items.append(item)
+    if tag == _L:
+        return items, at
+    if tag == _U:
+        return tuple(items), at
+    try:
+        return (set(items) if tag == _E else frozenset(items)), at
+    except TypeError:
+        raise Malformed("a set holding an unhashable item") from None
 
 
-def _decode_dict(view, at, depth, count):
+def _decode_dict(data, at, depth, count):
     result = {}
     for _ in range(count):
-        key, at = _decode(view, at, depth + 1)
-        value, at = _decode(view, at, depth + 1)
+        key, at = _decode(data, at, depth + 1)
+        value, at = _decode(data, at, depth + 1)
         try:
             result[key] = value
         except TypeError:
@@ -224,11 +225,15 @@ def _decode_dict(view, at, depth, count):
 
 
 class Channel:
-    """One end of the judge's line to the candidate: frames over a pair of pipes."""
+    """One end of the judge's line to the candidate: frames over a pair of pipes. Reads
+    are buffered, so that a frame usually takes one system call."""
 
     def __init__(self, read_fd, write_fd):
         self.read_fd = read_fd
         self.write_fd = write_fd
+        self.buffer = b""
+        # The payload last received.
+        self.last = None
 
     def send(self, payload):
         data = _LENGTH.pack(len(payload)) + payload
@@ -238,23 +243,27 @@ class Channel:
 
     def receive(self):
         """The next frame's payload, or None if the other end closed its side."""
-        header = self._read_exactly(4)
-        if header is None:
+        if len(self.buffer) < 4 and not self._fill(4):
             return None
-        size = _LENGTH.unpack(header)[0]
+        (size,) = _LENGTH.unpack_from(self.buffer)
         if size > MAX_BYTES + 16:
             raise Malformed(f"a frame of {size} bytes, over the {MAX_BYTES >> 20} MiB limit")
-        payload = self._read_exactly(size)
-        if payload is None:
+        if len(self.buffer) < 4 + size and not self._fill(4 + size):
             raise Malformed("a frame cut short")
+        payload = self.buffer[4:4 + size]
+        self.buffer = self.buffer[4 + size:]
+        self.last = payload
         return payload
 
-    def _read_exactly(self, size):
-        chunks, wanted = [], size
-        while wanted:
-            chunk = os.read(self.read_fd, min(wanted, 1 << 20))
+    def _fill(self, size):
+        """Reads until the buffer holds `size` bytes; False if the other end closed first."""
+        chunks, have = [self.buffer], len(self.buffer)
+        while have < size:
+            chunk = os.read(self.read_fd, max(size - have, 1 << 16))
             if not chunk:
-                return None
+                self.buffer = b"".join(chunks)
+                return False
             chunks.append(chunk)
-            wanted -= len(chunk)
-        return b"".join(chunks)
+            have += len(chunk)
+        self.buffer = b"".join(chunks)
+        return True

@@ -11,20 +11,18 @@ forked from it, so each starts from the same warm interpreter and leaves nothing
 behind for the next.
 """
 
-import collections
 import json
 import os
 import signal
 import sys
 
-from . import cleanup, confine, judge, sample, seccomp
+from . import cleanup, confine, sample, seccomp
+from .judge_process import JudgeProcess
 
 # Modules that problems and candidates commonly import, imported once here so that no
 # forked sample pays for them.
 WARM_MODULES = ("typing", "math", "random", "copy", "string", "collections", "re", "hashlib", "itertools",
                 "functools", "heapq", "bisect", "reprlib")
-# Compiled problems kept for the samples that follow (samples of a problem come together).
-PROBLEMS_KEPT = 256
 
 
 class Context:
@@ -36,23 +34,13 @@ class Context:
         self.signal_filter = signal_filter
         self.harness_fd = harness_fd
         self.candidate_user = candidate_user
+        self.privileged = confine.holds_capabilities()
         self.own_pid_namespace = _own_pid_namespace() if isolate else None
-        self._problems = collections.OrderedDict()
+        self.judge = JudgeProcess()
 
     @property
     def nested(self):
         return self.own_pid_namespace is not None
-
-    def problem(self, prompt, test):
-        """The problem's code, compiled once for all its samples."""
-        key = (prompt, test)
-        compiled = self._problems.pop(key, None)
-        if compiled is None:
-            compiled = (judge.compile_prompt(prompt), compile(test, judge.TEST_FILE, "exec"), test.splitlines())
-        self._problems[key] = compiled
-        if len(self._problems) > PROBLEMS_KEPT:
-            self._problems.popitem(last=False)
-        return compiled
 
 
 def _own_pid_namespace():

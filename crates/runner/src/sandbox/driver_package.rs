@@ -10,12 +10,13 @@ use std::path::Path;
 pub const PACKAGE: &str = "passk_driver";
 
 /// Each file of the package, by name.
-pub const FILES: [(&str, &str); 9] = [
+pub const FILES: [(&str, &str); 10] = [
     ("__init__.py", include_str!("../../../../sandbox/passk_driver/__init__.py")),
     ("worker.py", include_str!("../../../../sandbox/passk_driver/worker.py")),
     ("sample.py", include_str!("../../../../sandbox/passk_driver/sample.py")),
     ("candidate.py", include_str!("../../../../sandbox/passk_driver/candidate.py")),
     ("judge.py", include_str!("../../../../sandbox/passk_driver/judge.py")),
+    ("judge_process.py", include_str!("../../../../sandbox/passk_driver/judge_process.py")),
     ("wire.py", include_str!("../../../../sandbox/passk_driver/wire.py")),
     ("seccomp.py", include_str!("../../../../sandbox/passk_driver/seccomp.py")),
     ("confine.py", include_str!("../../../../sandbox/passk_driver/confine.py")),
