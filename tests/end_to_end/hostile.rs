@@ -4,7 +4,7 @@
 
 use passk_tests::{
     as_unprivileged_user, finish, finish_measuring_memory, machine_to_myself, passk, processes_marked, read_jsonl,
-    repo_root, unique_marker, write_jsonl, Finished,
+    repo_root, unique_marker, write_jsonl, Finished, EVERY_ATTEMPT_FAILS,
 };
 use serde_json::{json, Value};
 
@@ -338,14 +338,7 @@ for path in targets:
                  lambda p=path: os.unlink(p), lambda p=path: os.rename(p, p + ".moved"), lambda p=path: os.truncate(p, 0)]
 attempts += [lambda: os.listdir(planted), lambda: open(os.path.join(planted, "new.txt"), "w").write("x"),
              lambda: os.rmdir(planted), lambda: open("/etc/passk-was-here", "w"), lambda: open("/usr/passk-was-here", "w")]
-succeeded = []
-for attempt in attempts:
-    try:
-        attempt()
-        succeeded.append(attempt)
-    except OSError:
-        pass
-assert not succeeded, len(succeeded)
+EVERY_ATTEMPT_FAILS
 # Nothing of the harness's environment or command line is anywhere to be seen.
 for pid in filter(str.isdigit, os.listdir("/proc")):
     for name, secret in (("environ", b"canary-value"), ("cmdline", b"samples.jsonl")):
@@ -354,6 +347,13 @@ for pid in filter(str.isdigit, os.listdir("/proc")):
         except OSError:
             pass
 "#;
+
+/// The trespasser aimed at the files planted in `planted`.
+fn trespasser(planted: &std::path::Path) -> String {
+    TRESPASSER
+        .replace("DIR", &format!("{:?}", planted.display().to_string()))
+        .replace("EVERY_ATTEMPT_FAILS", EVERY_ATTEMPT_FAILS)
+}
 
 #[test]
 fn a_candidate_cannot_touch_files_outside_its_sandbox() {
@@ -369,7 +369,7 @@ fn a_candidate_cannot_touch_files_outside_its_sandbox() {
     std::fs::copy(repo_root().join("problems/basic.jsonl"), &problems).unwrap();
     let samples = planted.path().join("samples.jsonl");
     let results = planted.path().join("results.jsonl");
-    let trespasser = TRESPASSER.replace("DIR", &format!("{:?}", planted.path().display().to_string()));
+    let trespasser = trespasser(planted.path());
     let records = vec![json!({"task_id": "basic/0", "completion": format!("{}{trespasser}", correct_body())}); 2];
     write_jsonl(&samples, &records);
     let before = std::fs::read(&samples).unwrap();
@@ -489,7 +489,7 @@ fn the_sandbox_holds_as_an_unprivileged_user() {
     let mut victim = std::process::Command::new("sleep").arg("3600").spawn().unwrap();
     let planted = tempfile::tempdir().unwrap();
     std::fs::write(planted.path().join("canary.txt"), "canary").unwrap();
-    let trespasser = TRESPASSER.replace("DIR", &format!("{:?}", planted.path().display().to_string()));
+    let trespasser = trespasser(planted.path());
     let signaller = SIGNALLER.replace("VICTIM", &victim.id().to_string());
     let completions = [
         format!("{}{trespasser}", correct_body()),

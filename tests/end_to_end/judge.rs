@@ -4,7 +4,9 @@
 //! the tests in the candidate's own interpreter as the reference does, that is
 //! asserted too, as proof that the attack is live and this test could catch it.
 
-use passk_tests::{finish, humaneval_dir, humaneval_problems, passk, read_jsonl, write_jsonl, Finished};
+use passk_tests::{
+    finish, humaneval_dir, humaneval_problems, passk, read_jsonl, write_jsonl, Finished, EVERY_ATTEMPT_FAILS,
+};
 use serde_json::{json, Value};
 
 /// The completions as samples of their problems, run in `mode`.
@@ -207,16 +209,8 @@ for pid in [int(p) for p in os.listdir("/proc") if p.isdigit()] + [1]:
     attempts.append(lambda pid=pid: open("/proc/%d/mem" % pid, "rb").read(1))
     attempts.append(lambda pid=pid: os.listdir("/proc/%d/fd" % pid))
     attempts.append(lambda pid=pid: os.readlink("/proc/%d/fd/5" % pid))
-succeeded = []
-for attempt in attempts:
-    try:
-        attempt()
-        succeeded.append(attempt)
-    except OSError:
-        pass
-assert not succeeded, len(succeeded)
 "#;
-    let samples = vec![("HumanEval/0", format!("{}{attacks}", canonical("HumanEval/0")))];
+    let samples = vec![("HumanEval/0", format!("{}{attacks}{EVERY_ATTEMPT_FAILS}", canonical("HumanEval/0")))];
     let results = humaneval(&samples, "judge");
     assert_eq!(results[0]["passed"], true, "every attempt failed and the judge decided: {}", results[0]);
 }

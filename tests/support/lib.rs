@@ -149,6 +149,18 @@ pub fn humaneval_dir() -> &'static Path {
     })
 }
 
+/// Python for the end of a hostile candidate: runs every callable in `attempts`, and
+/// fails its sample (an AssertionError saying how many) if any did not raise OSError.
+pub const EVERY_ATTEMPT_FAILS: &str = r#"succeeded = []
+for attempt in attempts:
+    try:
+        attempt()
+        succeeded.append(attempt)
+    except OSError:
+        pass
+assert not succeeded, len(succeeded)
+"#;
+
 /// The id of the unprivileged user tests run passk as when they run as root.
 pub const NOBODY: u32 = 65534;
 
