@@ -302,3 +302,34 @@ fn the_wire_formats_unit_tests_pass() {
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
     assert!(finished.stderr.contains("Ran 18 tests"), "{}", finished.stderr);
 }
+
+/// A candidate that hangs in a call is a time-out, and the judge it left mid-sample is
+/// replaced: with one worker, every sample after it is judged by a new judge process.
+#[test]
+fn a_candidate_hanging_in_a_call_times_out_and_the_next_samples_are_judged_afresh() {
+    let _machine = passk_tests::machine_to_myself();
+    let solution = canonical("HumanEval/0");
+    let samples: Vec<(&str, String)> = vec![
+        ("HumanEval/0", solution.clone()),
+        ("HumanEval/0", "    while True:\n        pass\n".into()),
+        ("HumanEval/0", "    import time\n    time.sleep(3600)\n".into()),
+        ("HumanEval/0", solution.clone()),
+        ("HumanEval/0", "    return True\n".into()),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("samples.jsonl");
+    let records: Vec<Value> = samples.iter().map(|(t, c)| json!({"task_id": t, "completion": c})).collect();
+    write_jsonl(&path, &records);
+    let results = dir.path().join("results.jsonl");
+    let finished = finish(
+        passk(["evaluate"])
+            .arg(&path)
+            .arg("--problems")
+            .arg(humaneval_dir().join("HumanEval.jsonl.gz"))
+            .args(["--jobs", "1", "--timeout", "2", "--no-dedup", "--results"])
+            .arg(&results),
+    );
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let statuses: Vec<String> = read_jsonl(&results).iter().map(|r| r["status"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(statuses, ["passed", "timeout", "timeout", "passed", "failed"]);
+}
