@@ -11,7 +11,6 @@ harness does, and proves that the tests returned by writing a record carrying a 
 drawn for that run alone.
 """
 
-import errno
 import os
 import signal
 import sys
@@ -21,12 +20,6 @@ from . import confine, wire
 EXIT_SETUP_FAILED = 120
 CHANNEL_IN, CHANNEL_OUT = 3, 4
 RESULT_FD = 3
-# Errors that mean the candidate ran into one of its limits.
-LIMIT_ERRORS = {
-    errno.EFBIG: "file size limit",
-    errno.EMFILE: "open files limit",
-    errno.EAGAIN: "process limit",
-}
 
 
 def confine_candidate(request, context, scratch, descriptors):
@@ -149,7 +142,7 @@ def run_in_process(program, token):
         report("out-of-memory", "MemoryError", f"failed: {describe_exception(exc)[1]}")
     except OSError as exc:
         name, text = describe_exception(exc)
-        limit = LIMIT_ERRORS.get(exc.errno)
+        limit = confine.LIMIT_ERRORS.get(exc.errno)
         if limit:
             report("limit", f"{limit} ({name}: {text})", f"failed: {text}")
         report("failed", f"{name}: {text}", f"failed: {text}")

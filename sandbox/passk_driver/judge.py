@@ -16,11 +16,10 @@ remembers it and ends the tests with an exception a test cannot swallow.
 """
 
 import builtins
-import errno
 import reprlib
 import sys
 
-from . import wire
+from . import confine, wire
 
 PROMPT_FILE = "<prompt>"
 TEST_FILE = "<test>"
@@ -28,7 +27,6 @@ DETAIL_CAP = 1000
 RESULT_CAP = 65536
 GONE = "gone"
 
-_LIMIT_ERRORS = {errno.EFBIG: "file size limit", errno.EMFILE: "open files limit", errno.EAGAIN: "process limit"}
 # Never raised here on the candidate's word: an exit is reported as one.
 _NOT_REBUILT = (SystemExit, GeneratorExit)
 
@@ -162,7 +160,7 @@ def _exit_record(text):
 def _exception_record(name, text, code, detail):
     if name == "MemoryError":
         return Record("out-of-memory", detail, f"failed: {text}")
-    limit = _LIMIT_ERRORS.get(code)
+    limit = confine.LIMIT_ERRORS.get(code)
     if limit:
         return Record("limit", f"{limit} ({detail})", f"failed: {text}")
     return Record("failed", detail, f"failed: {text}")

@@ -32,15 +32,6 @@ pub enum VerdictMode {
     InProcess,
 }
 
-impl VerdictMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VerdictMode::Judge => "judge",
-            VerdictMode::InProcess => "in-process",
-        }
-    }
-}
-
 /// One sample's program: the candidate's code and its problem's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Program {
