@@ -1,15 +1,20 @@
 //! Runs untrusted candidate programs and decides their verdicts.
 //!
 //! Model-written code is run as a real program, so the runner's first job is to make
-//! sure that only the candidate's tests decide its verdict. Each worker slot keeps one
-//! interpreter warm (the driver in `sandbox/driver.py`), which forks a fresh child for
-//! every candidate: the candidate gets a new process, a private scratch directory and a
-//! process tree of its own that is killed whole once its verdict is in, while the cost
-//! of starting an interpreter is paid once per slot rather than once per sample.
+//! sure that only the problem's tests decide its verdict. Each worker slot keeps one
+//! interpreter warm (the driver package in `sandbox/passk_driver`), which forks a fresh
+//! process for every candidate: the candidate gets a new process, a private scratch
+//! directory and a process tree of its own that is killed whole once its verdict is in,
+//! while the cost of starting an interpreter is paid once per slot rather than once per
+//! sample.
 //!
-//! A sample passes only when its tests returned normally, which the child proves by
-//! writing a record carrying a token drawn for that run alone. Exit statuses and output
-//! are never taken as evidence: candidates can produce any of them.
+//! By default ([`VerdictMode::Judge`]) the tests never run in the candidate's process: a
+//! judge process, kept for the life of the slot, runs them and reaches the candidate
+//! only through plain data, so nothing the candidate does to its own interpreter can
+//! touch them. In [`VerdictMode::InProcess`], the reference harness's semantics,
+//! candidate and tests share one interpreter, and a sample passes only when its process
+//! writes a record carrying a token drawn for that run alone. Either way, exit statuses
+//! and output are never taken as evidence: candidates can produce any of them.
 //!
 //! The harness side here owns the drivers: it starts them in process groups of their
 //! own, hands work to whichever slot is free, guards against a driver that stops

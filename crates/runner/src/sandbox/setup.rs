@@ -202,7 +202,7 @@ mod tests {
             devices: vec![PathBuf::from("/dev/null")],
             tmp_bytes: 1 << 20,
             interpreter: PathBuf::from("/opt/python/bin/python3"),
-            driver: PathBuf::from("/work/driver.py"),
+            driver: PathBuf::from("/work/interpreter"),
             scratch: PathBuf::from("/work/slot-1"),
         }
     }
