@@ -66,13 +66,10 @@ def _sigkill(pids):
             pass
 
 
-def kill(pid, group):
-    """SIGKILL to `pid`, or to its process group with `group`."""
+def kill_group(pid):
+    """SIGKILL to the process group `pid` leads (a candidate starts a session of its own)."""
     try:
-        if group:
-            os.killpg(pid, signal.SIGKILL)
-        else:
-            os.kill(pid, signal.SIGKILL)
+        os.killpg(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
 

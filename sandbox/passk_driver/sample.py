@@ -334,7 +334,7 @@ def run(request, context, send):
     # The verdict is decided; nothing the candidate left behind may change it. Once
     # every process of the sample has SIGKILL pending none runs another instruction,
     # so the verdict goes out before they are reaped, which overlaps with the harness.
-    cleanup.kill(processes.candidate.pid, group=True)
+    cleanup.kill_group(processes.candidate.pid)
     processes.drain()
     if not watch.harness_gone:
         out, err = processes.streams.values()
