@@ -51,11 +51,21 @@ def _descendants(spared):
 
 def _children(pid):
     """A process's children, from the kernel's list, or None where the kernel keeps none."""
+    # Unbuffered: this runs after every sample, and a file object costs several times
+    # the reading.
     try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(child) for child in f.read().split()]
+        fd = os.open(f"/proc/{pid}/task/{pid}/children", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        data = b""
+        while chunk := os.read(fd, 4096):
+            data += chunk
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return [int(child) for child in data.split()]
 
 
 def _sigkill(pids):

@@ -10,6 +10,7 @@ forking, so no program it executes can gain a capability back, whatever the boun
 set holds.
 """
 
+import _signal
 import ctypes
 import errno
 import os
@@ -34,6 +35,17 @@ class _CapHeader(ctypes.Structure):
 
 class _CapData(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+# Built here, in the driver, so that a child only makes the call: every page Python
+# touches in a child is copied, and building these there would cost more than the call.
+_CAP_HEADER = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+_NO_CAPS = (_CapData * 2)()
+_CAPSET_ARGS = (ctypes.byref(_CAP_HEADER), ctypes.byref(_NO_CAPS))
+# The driver's handlers, by number, set with the C function: the `signal` module's
+# wrapper converts to and from enums, which touches more pages than the rest of the
+# reset.
+_RESET_SIGNALS = (int(signal.SIGTERM), int(signal.SIGINT))
 
 
 def _check(result):
@@ -64,24 +76,36 @@ def holds_capabilities():
     return False
 
 
+def clear_inheritable():
+    """Empties the driver's inheritable capability set, which a change of user leaves
+    alone, so that no child holds it (see drop_privileges)."""
+    data = (_CapData * 2)()
+    _check(_libc.capget(ctypes.byref(_CAP_HEADER), data))
+    if data[0].inheritable or data[1].inheritable:
+        data[0].inheritable = data[1].inheritable = 0
+        _check(_libc.capset(ctypes.byref(_CAP_HEADER), data))
+
+
 def drop_privileges(privileged, user):
     """If `privileged` (the driver holds capabilities), gives them all up and, if `user`
     is not None, becomes that user (an id inside the slot's user namespace)."""
-    if privileged:
-        if user is not None:
-            os.setgroups([])
-            os.setresgid(user, user, user)
-            os.setresuid(user, user, user)
-        header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
-        data = (_CapData * 2)()
-        _check(_libc.capset(ctypes.byref(header), data))
+    if not privileged:
+        return
+    if user is None:
+        _check(_libc.capset(*_CAPSET_ARGS))
+        return
+    os.setgroups([])
+    os.setresgid(user, user, user)
+    # From root to ids that are all non-zero, the kernel clears the permitted,
+    # effective and ambient sets itself, and the driver cleared the inheritable one.
+    os.setresuid(user, user, user)
 
 
 def reset_signals():
     """The driver's handlers are not the sample's; a pid namespace's init must not have
     any, or a signal from inside its namespace could reach it."""
-    for number in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(number, signal.SIG_DFL)
+    for number in _RESET_SIGNALS:
+        _signal.signal(number, _signal.SIG_DFL)
 
 
 def keep_descriptors(mapping):

@@ -19,7 +19,7 @@ import select
 import signal
 import time
 
-from . import candidate, cleanup, confine, judge, wire
+from . import candidate, cleanup, confine, forking, judge, wire
 
 READ_CHUNK = 65536
 RECORD_CAP = 1 << 20
@@ -169,7 +169,7 @@ def _start_in_process(request, context, scratch, cap):
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     record_r, record_w = os.pipe()
-    pid = os.fork()
+    pid = forking.fork()
     if pid == 0:
         try:
             candidate.confine_candidate(request, context, scratch, {1: out_w, 2: err_w, 3: record_w})
@@ -200,7 +200,7 @@ def _start_judged(request, context, scratch, cap):
         # Into the judge's pid namespace, where the judge is init.
         confine.setns(judge_process.namespace, confine.CLONE_NEWPID)
     try:
-        candidate_pid = os.fork()
+        candidate_pid = forking.fork()
         if candidate_pid == 0:
             try:
                 channel_ends = {candidate.CHANNEL_IN: to_candidate_r, candidate.CHANNEL_OUT: to_judge_w}

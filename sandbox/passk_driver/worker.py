@@ -35,6 +35,8 @@ class Context:
         self.harness_fd = harness_fd
         self.candidate_user = candidate_user
         self.privileged = confine.holds_capabilities()
+        if self.privileged:
+            confine.clear_inheritable()
         self.own_pid_namespace = _own_pid_namespace() if isolate else None
         self.judge = JudgeProcess()
 

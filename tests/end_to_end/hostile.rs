@@ -544,3 +544,59 @@ fn each_limit_ends_with_a_clear_status() {
     assert!(run.results[1]["duration"].as_f64().unwrap() < 30.0, "ended by the limit, not the timeout");
     assert_eq!(run.results[4]["passed"], true, "{}", run.results[4]);
 }
+
+/// Python that passes only if the process holds no capability of any kind.
+const NO_CAPABILITIES: &str = r#"import os
+sets = {line.split(":")[0]: int(line.split()[1], 16) for line in open("/proc/self/status") if line[:3] == "Cap"}
+held = {name: hex(value) for name, value in sets.items() if name != "CapBnd" and value}
+assert not held, held
+"#;
+
+/// Guards the candidate's capability sets, in both modes and for both ways of becoming
+/// a candidate: root changing to the candidate's user (which leaves the inheritable set
+/// to the driver to clear), and an unprivileged user's namespace (an explicit capset).
+#[test]
+fn candidates_hold_no_capabilities() {
+    let completions = vec![format!("{}{NO_CAPABILITIES}", correct_body())];
+    for verdicts in ["judge", "in-process"] {
+        for unprivileged in [false, true] {
+            let run = run_with(&completions, |command| {
+                command.args(["--verdicts", verdicts]);
+                if unprivileged {
+                    as_unprivileged_user(command);
+                }
+            });
+            assert_eq!(run.results[0]["passed"], true, "{verdicts}, unprivileged {unprivileged}: {}", run.results[0]);
+        }
+    }
+}
+
+/// Guards the fork that skips the interpreter's at-fork hooks (forking.py): every sample
+/// still draws its own random numbers, and threads and forks of its own work. The draw
+/// comes back in the failure's detail, the one thing of a candidate's a result keeps.
+#[test]
+fn every_sample_draws_its_own_random_numbers_and_may_use_threads() {
+    let checks = r#"import os, random, threading
+seen = []
+worker = threading.Thread(target=lambda: seen.append(threading.current_thread() is not threading.main_thread()))
+worker.start()
+worker.join()
+assert seen == [True] and threading.current_thread() is threading.main_thread(), seen
+child = os.fork()
+if child == 0:
+    os._exit(7)
+assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 7
+raise ValueError(f"draw {random.getrandbits(64)}")
+"#;
+    let completions = vec![format!("{}{checks}", correct_body()); 6];
+    for verdicts in ["judge", "in-process"] {
+        let run = run(&completions, &["--verdicts", verdicts, "--jobs", "2", "--no-dedup"]);
+        let mut draws = std::collections::BTreeSet::new();
+        for result in &run.results {
+            let detail = result["detail"].as_str().unwrap();
+            let draw = detail.split_once("draw ").unwrap_or_else(|| panic!("{verdicts}: the checks hold: {result}")).1;
+            draws.insert(draw.to_owned());
+        }
+        assert_eq!(draws.len(), completions.len(), "{verdicts}: each sample draws its own numbers: {draws:?}");
+    }
+}

@@ -1,0 +1,42 @@
+"""Forking a sample's process without the interpreter's at-fork hooks.
+
+`os.fork` runs every hook that a module imported in the driver registered with
+`os.register_at_fork`, in the child, before the child runs a line of its own. The
+hooks exist to repair state that other threads held at the fork (locks, the thread
+table), and `threading`'s alone touches about 150 pages, each of which the kernel then
+copies: with the interpreter's own bookkeeping that was 40% of the cost of a fork, paid
+by every sample. The driver runs no other thread and holds no lock when it forks, so
+there is nothing for those hooks to repair, and the C library's `fork` is called
+directly. The one hook whose work a sample needs is `random`'s, which gives each child
+a seed of its own; it is done here.
+"""
+
+import _random
+import _thread
+import ctypes
+import os
+import random
+
+# PyDLL: the call keeps the interpreter's lock, as os.fork does, so the child starts
+# holding it.
+_libc = ctypes.PyDLL(None, use_errno=True)
+_fork = _libc.fork
+_fork.restype = ctypes.c_int
+_fork.argtypes = []
+# The shared instance behind random's functions, seeded through the C method: the
+# Python one costs four times the pages.
+_random_instance = random.seed.__self__
+
+
+def fork():
+    """Like os.fork, without the at-fork hooks; falls back to os.fork should the
+    process ever run another thread (whose locks the hooks would repair)."""
+    if _thread._count():
+        return os.fork()
+    pid = _fork()
+    if pid < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+    if pid == 0:
+        _random.Random.seed(_random_instance)
+    return pid
