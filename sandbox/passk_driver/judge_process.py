@@ -62,12 +62,16 @@ def _frame(value):
     return len(payload).to_bytes(_HEADER, "big") + payload
 
 
-def serve(control_fd, privileged, request):
+def serve(control_fd, privileged, ipc_namespace_per_sample, request):
     """The judge's process: judges one sample at a time, as the driver asks. Never returns."""
     try:
         confine.reset_signals()
         # Orphans of candidates are reparented to an init; let the kernel reap them.
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+        if ipc_namespace_per_sample:
+            # An IPC namespace no candidate shares: the one it was forked in would live
+            # on with the judge, with whatever the sample before left in it.
+            confine.unshare(confine.CLONE_NEWIPC)
         confine.drop_privileges(privileged, None)
         confine.keep_descriptors({3: control_fd})
         # No CPU limit: it would add up over every sample; the driver's deadline covers each.
@@ -113,7 +117,7 @@ class JudgeProcess:
         try:
             pid = os.fork()
             if pid == 0:
-                serve(theirs.fileno(), context.privileged, request)
+                serve(theirs.fileno(), context.privileged, context.ipc_namespace_per_sample, request)
             if context.own_pid_namespace is not None:
                 self.namespace = os.open(f"/proc/{pid}/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
         finally:

@@ -342,6 +342,11 @@ def run(request, context, send):
     processes.finish()
     cleanup.kill_strays(spared=context.judge.pid)
     cleanup.clear_scratch(scratch)
+    if context.ipc_namespace_per_sample:
+        # The next sample's IPC namespace, made after the verdict is out: what this
+        # sample left in its own (SysV shared memory, queues, semaphores, POSIX
+        # queues) goes with the last of its processes, and no later sample can reach it.
+        confine.unshare(confine.CLONE_NEWIPC)
     return not watch.harness_gone
 
 

@@ -3,7 +3,8 @@
 A candidate may signal only itself and its own process group: it cannot kill the
 driver, the judge or the harness, nor `kill(-1)` everything its user owns. It cannot
 trace or read the memory of another process, nor have the kernel deliver a signal of
-its choosing to another process through a descriptor it owns (F_SETOWN with F_SETSIG).
+its choosing to another process through a descriptor it owns (F_SETOWN with F_SETSIG),
+nor reach a kernel keyring.
 Denied calls fail with EPERM, as a permission error would, rather than killing the
 candidate. Where the sandbox separates the candidate from the judge by construction (a
 pid namespace whose init is the judge, non-dumpable processes, another user id), this
@@ -22,17 +23,22 @@ SYSCALLS = {
         "kill": 62, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129,
         "rt_tgsigqueueinfo": 297, "pidfd_send_signal": 424, "ptrace": 101,
         "process_vm_readv": 310, "process_vm_writev": 311, "fcntl": 72,
+        "add_key": 248, "request_key": 249, "keyctl": 250,
     }),
     "aarch64": (0xC00000B7, {
         "kill": 129, "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138,
         "rt_tgsigqueueinfo": 240, "pidfd_send_signal": 424, "ptrace": 117,
         "process_vm_readv": 270, "process_vm_writev": 271, "fcntl": 25,
+        "add_key": 217, "request_key": 218, "keyctl": 219,
     }),
 }
 # Calls whose first argument names the target process, allowed only when it is the
 # candidate itself (or, for kill, its own group or 0).
 SIGNAL_SELF_ONLY = ("kill", "rt_sigqueueinfo", "tgkill", "rt_tgsigqueueinfo", "tkill")
-ALWAYS_DENIED = ("pidfd_send_signal", "ptrace", "process_vm_readv", "process_vm_writev")
+# Kernel keyrings are keyed by user id, not by namespace, so a key one sample adds is
+# one a later sample, or another run's, could read: no candidate reaches them.
+ALWAYS_DENIED = ("pidfd_send_signal", "ptrace", "process_vm_readv", "process_vm_writev", "add_key", "request_key",
+                 "keyctl")
 # fcntl commands that choose who gets a descriptor's signals, and which signal.
 _F_SETOWN, _F_SETSIG, _F_SETOWN_EX = 8, 10, 15
 FCNTL_DENIED = (_F_SETOWN, _F_SETSIG, _F_SETOWN_EX)

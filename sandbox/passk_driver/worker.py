@@ -38,6 +38,7 @@ class Context:
         if self.privileged:
             confine.clear_inheritable()
         self.own_pid_namespace = _own_pid_namespace() if isolate else None
+        self.ipc_namespace_per_sample = self.nested and _fresh_ipc_namespace()
         self.judge = JudgeProcess()
 
     @property
@@ -59,6 +60,16 @@ def _own_pid_namespace():
         os.close(own)
         return None
     return own
+
+
+def _fresh_ipc_namespace():
+    """Moves this driver to a new IPC namespace, if it may; the children it forks next
+    are born there (see sample.run)."""
+    try:
+        confine.unshare(confine.CLONE_NEWIPC)
+    except OSError:
+        return False
+    return True
 
 
 def _send(fd, message):
@@ -103,6 +114,7 @@ def main(argv):
         "ready": True,
         "signal_filter": signal_filter is not None,
         "pid_namespace_per_sample": context.nested,
+        "ipc_namespace_per_sample": context.ipc_namespace_per_sample,
         "python": sys.version.split()[0],
     })
     # One working directory, made fresh for each sample, so that the variables that

@@ -600,3 +600,51 @@ raise ValueError(f"draw {random.getrandbits(64)}")
         assert_eq!(draws.len(), completions.len(), "{verdicts}: each sample draws its own numbers: {draws:?}");
     }
 }
+
+/// Leaves SysV shared memory, a SysV message queue and a POSIX message queue behind, and
+/// checks that no kernel keyring can be reached.
+const IPC_WRITER: &str = r#"import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+IPC_CREAT = 0o1000
+assert libc.shmget(0x5053, 1 << 20, IPC_CREAT | 0o666) >= 0, os.strerror(ctypes.get_errno())
+queue = libc.msgget(0x5054, IPC_CREAT | 0o666)
+assert queue >= 0, os.strerror(ctypes.get_errno())
+class Message(ctypes.Structure):
+    _fields_ = [("mtype", ctypes.c_long), ("text", ctypes.c_char * 16)]
+assert libc.msgsnd(queue, ctypes.byref(Message(1, b"left behind")), 16, 0) == 0
+assert libc.mq_open(b"/passk-probe", os.O_CREAT | os.O_RDWR, 0o666, None) >= 0, os.strerror(ctypes.get_errno())
+KEY_SPEC_USER_KEYRING = -4
+added = libc.syscall(248, b"user", b"passk-probe", b"secret", 6, KEY_SPEC_USER_KEYRING)
+assert added == -1 and ctypes.get_errno() == 1, "a key was added"
+"#;
+
+/// Passes only if nothing `IPC_WRITER` left is there.
+const IPC_READER: &str = r#"import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+found = []
+if libc.shmget(0x5053, 0, 0) >= 0:
+    found.append("shared memory")
+if libc.msgget(0x5054, 0) >= 0:
+    found.append("message queue")
+if libc.mq_open(b"/passk-probe", os.O_RDONLY) >= 0:
+    found.append("POSIX message queue")
+assert not found, found
+"#;
+
+/// Guards the IPC namespace each sample gets, and the keyring calls the filter denies:
+/// what one sample leaves in SysV or POSIX IPC no later sample of the same worker finds.
+#[test]
+fn what_a_sample_leaves_in_ipc_no_later_sample_finds() {
+    if !cfg!(target_arch = "x86_64") {
+        return;
+    }
+    let mut completions = vec![format!("{}{IPC_WRITER}", correct_body())];
+    completions.extend(std::iter::repeat_n(format!("{}{IPC_READER}", correct_body()), 2));
+    for verdicts in ["judge", "in-process"] {
+        let run = run(&completions, &["--verdicts", verdicts, "--jobs", "1", "--no-dedup"]);
+        for result in &run.results {
+            assert_eq!(result["passed"], true, "{verdicts}: {result}");
+        }
+        assert!(run.finished.stdout.contains("ipc           a namespace per sample"), "{}", run.finished.stdout);
+    }
+}

@@ -298,6 +298,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     run.insert("resumed_from".into(), json!(done));
     run.insert("signal_filter".into(), json!(facts.signal_filter));
     run.insert("pid_namespace_per_sample".into(), json!(facts.pid_namespace_per_sample));
+    run.insert("ipc_namespace_per_sample".into(), json!(facts.ipc_namespace_per_sample));
     run.insert("sandbox_refused".into(), refused(&isolation));
     let limits: Map<String, Value> = calibrated
         .iter()
@@ -324,6 +325,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
             ("executed".into(), format!("{} ({} identical samples reused a verdict)", dedup.executions, dedup.reused)),
             ("sandbox".into(), isolation.level.to_string()),
             ("verdicts".into(), describe_verdicts(options.verdicts, isolation.level, facts)),
+            ("ipc".into(), describe_ipc(isolation.level, facts)),
             ("limits".into(), describe_limits(options.timeout, &options.limits, options.calibrate)),
         ],
     };
@@ -563,6 +565,17 @@ fn describe_verdicts(verdicts: VerdictMode, level: Level, facts: DriverFacts) ->
         VerdictMode::Judge => {
             "judge, out of the candidate's process (same user, kept apart by the signal filter)".to_owned()
         }
+    }
+}
+
+/// Where a sample's SysV objects and POSIX message queues live.
+fn describe_ipc(level: Level, facts: DriverFacts) -> String {
+    if facts.ipc_namespace_per_sample {
+        "a namespace per sample".to_owned()
+    } else if level == Level::Full {
+        "a namespace per worker, shared by its samples".to_owned()
+    } else {
+        "shared with the machine".to_owned()
     }
 }
 

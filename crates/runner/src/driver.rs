@@ -63,6 +63,8 @@ pub(crate) struct Ready {
     pub(crate) signal_filter: bool,
     /// Whether each sample gets a pid namespace of its own whose init is the judge.
     pub(crate) pid_namespace_per_sample: bool,
+    /// Whether each sample gets an IPC namespace of its own.
+    pub(crate) ipc_namespace_per_sample: bool,
 }
 
 /// Per-candidate limits sent with every request.

@@ -42,6 +42,8 @@ pub struct DriverFacts {
     pub signal_filter: bool,
     /// Each sample gets a pid namespace of its own whose init is the judge.
     pub pid_namespace_per_sample: bool,
+    /// Each sample gets an IPC namespace of its own (SysV objects, POSIX queues).
+    pub ipc_namespace_per_sample: bool,
 }
 
 /// One candidate to run, with whatever the caller needs to match the verdict to it.
@@ -205,13 +207,14 @@ async fn start_drivers(
         starting.spawn(async move { start_driver(&context, level, slot).await });
     }
     let mut drivers = Vec::with_capacity(jobs);
-    let mut facts = DriverFacts { signal_filter: true, pid_namespace_per_sample: true };
+    let mut facts = DriverFacts { signal_filter: true, pid_namespace_per_sample: true, ipc_namespace_per_sample: true };
     let mut failure = None;
     while let Some(joined) = starting.join_next().await {
         match joined.expect("starting a driver does not panic") {
             Ok((driver, ready)) => {
                 facts.signal_filter &= ready.signal_filter;
                 facts.pid_namespace_per_sample &= ready.pid_namespace_per_sample;
+                facts.ipc_namespace_per_sample &= ready.ipc_namespace_per_sample;
                 drivers.push(driver);
             }
             Err(error) => failure = Some(error),
