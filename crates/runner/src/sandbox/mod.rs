@@ -3,7 +3,7 @@
 //! Candidates are untrusted: they may be buggy, hostile, or trained to game their
 //! reward. At level `full` each slot's driver, and so every candidate it forks, sees
 //! read-only views of only what the interpreter needs, a private size-limited /tmp, no
-//! network at all (a new network namespace has only a loopback that is down), and a
+//! network but its own (a new network namespace holds only a loopback of its own), and a
 //! pid namespace whose init is the driver, so no candidate can see or signal a process
 //! outside it and none outlives it. All of this is built from kernel primitives by a
 //! helper (`passk __sandbox-exec`) that the harness starts for each slot: a fresh,

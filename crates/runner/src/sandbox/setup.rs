@@ -79,6 +79,9 @@ pub struct Bind {
 /// bind are found (and pinned, if the helper's ids are about to change), the helper
 /// takes the ids it runs as, builds the new root, and locks its privileges.
 pub fn inside_namespaces(policy: &HelperPolicy, sys: &mut impl Syscall) -> Result<(), SetupError> {
+    // Honest code may serve on 127.0.0.1; the namespace has no other interface, so
+    // nothing else is reachable.
+    sys.loopback_up().map_err(step("cannot bring up the loopback"))?;
     let binds = find_binds(policy, sys)?;
     become_run_as(policy, sys)?;
     build_root(policy, &binds, sys)?;
@@ -296,6 +299,14 @@ mod tests {
         assert!(!sys.calls.iter().any(|call| matches!(call, Call::Pin(_) | Call::SetIds(..))));
     }
 
+    #[test]
+    fn a_loopback_that_cannot_come_up_fails_the_set_up_by_name() {
+        let mut sys = RecordingSyscall { refuse: vec!["loopback_up"], ..host() };
+        let error = inside_namespaces(&policy(), &mut sys).unwrap_err();
+        assert_eq!(error.to_string(), "cannot bring up the loopback");
+        assert!(sys.calls.is_empty(), "nothing else is attempted: {:?}", sys.calls);
+    }
+
     /// Guards against root creating the new root's files as an id the namespace does
     /// not map (EOVERFLOW), and against binds the slot's id cannot reach.
     #[test]
@@ -303,7 +314,8 @@ mod tests {
         let mut sys = host();
         inside_namespaces(&policy(), &mut sys).unwrap();
         let set_ids = sys.calls.iter().position(|call| *call == Call::SetIds(0, 0)).unwrap();
-        let pins: Vec<&Call> = sys.calls[..set_ids].iter().collect();
+        assert_eq!(sys.calls[0], Call::LoopbackUp, "the loopback comes up while every privilege is held");
+        let pins: Vec<&Call> = sys.calls[1..set_ids].iter().collect();
         assert_eq!(
             pins,
             [&Call::Pin("/usr".into()), &Call::Pin("/opt/python".into()), &Call::Pin("/dev/null".into())],

@@ -1,6 +1,7 @@
 //! The system calls the sandbox's set-up makes, behind a trait, so that the order and
 //! arguments of the set-up can be checked without privileges by a recording stand-in.
 
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::path::{Path, PathBuf};
 
 use nix::errno::Errno;
@@ -43,6 +44,8 @@ pub trait Syscall {
     /// Sets real, effective and saved user and group ids, with no supplementary groups.
     fn set_ids(&mut self, uid: Uid, gid: Gid) -> SysResult<()>;
     fn no_new_privs(&mut self) -> SysResult<()>;
+    /// Brings up the loopback of this network namespace.
+    fn loopback_up(&mut self) -> SysResult<()>;
 }
 
 /// The real system calls.
@@ -161,6 +164,24 @@ impl Syscall for LinuxSyscall {
         // SAFETY: PR_SET_NO_NEW_PRIVS takes plain integers.
         Errno::result(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) }).map(drop)
     }
+
+    fn loopback_up(&mut self) -> SysResult<()> {
+        // SAFETY: a datagram socket, used only for the interface ioctls below.
+        let socket = Errno::result(unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) })?;
+        // SAFETY: socket is a descriptor this function just opened and owns.
+        let socket = unsafe { std::os::fd::OwnedFd::from_raw_fd(socket) };
+        // SAFETY: ifreq is plain data, valid when zeroed.
+        let mut request: libc::ifreq = unsafe { std::mem::zeroed() };
+        for (slot, byte) in request.ifr_name.iter_mut().zip(b"lo") {
+            *slot = *byte as libc::c_char;
+        }
+        // SAFETY: both ioctls read and write only `request`, which outlives them.
+        unsafe {
+            Errno::result(libc::ioctl(socket.as_raw_fd(), libc::SIOCGIFFLAGS, &mut request))?;
+            request.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
+            Errno::result(libc::ioctl(socket.as_raw_fd(), libc::SIOCSIFFLAGS, &request)).map(drop)
+        }
+    }
 }
 
 /// One call the set-up made, as a recording stand-in saw it.
@@ -177,6 +198,7 @@ pub enum Call {
     Pin(PathBuf),
     SetIds(u32, u32),
     NoNewPrivs,
+    LoopbackUp,
 }
 
 /// Records every call and answers from a made-up file system; a call named in
@@ -293,6 +315,12 @@ impl Syscall for RecordingSyscall {
 
     fn no_new_privs(&mut self) -> SysResult<()> {
         self.calls.push(Call::NoNewPrivs);
+        Ok(())
+    }
+
+    fn loopback_up(&mut self) -> SysResult<()> {
+        self.check("loopback_up")?;
+        self.calls.push(Call::LoopbackUp);
         Ok(())
     }
 }
