@@ -49,10 +49,15 @@ _CAPSET_ARGS = (ctypes.byref(_CAP_HEADER), ctypes.byref(_NO_CAPS))
 _RESET_SIGNALS = (int(signal.SIGTERM), int(signal.SIGINT))
 
 
+def errno_error():
+    """The C library's error from the last call made through ctypes, as an OSError."""
+    err = ctypes.get_errno()
+    return OSError(err, os.strerror(err))
+
+
 def _check(result):
     if result != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
+        raise errno_error()
 
 
 def prctl(option, arg2=0, arg3=0):

@@ -17,6 +17,8 @@ import ctypes
 import os
 import random
 
+from . import confine
+
 # PyDLL: the call keeps the interpreter's lock, as os.fork does, so the child starts
 # holding it.
 _libc = ctypes.PyDLL(None, use_errno=True)
@@ -35,8 +37,7 @@ def fork():
         return os.fork()
     pid = _fork()
     if pid < 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
+        raise confine.errno_error()
     if pid == 0:
         _random.Random.seed(_random_instance)
     return pid
