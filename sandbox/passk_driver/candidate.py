@@ -23,8 +23,11 @@ RESULT_FD = 3
 
 
 def confine_candidate(request, context, scratch, descriptors):
-    """Puts this freshly forked process where a candidate may run: its own session, the
-    sample's directory, only `descriptors`, its limits, no privileges, the filter."""
+    """Puts this freshly forked process where a candidate may run: the sample's control
+    group, its own session, the sample's directory, only `descriptors`, its limits, no
+    privileges, the filter."""
+    if context.sample_group is not None:
+        context.sample_group.join()
     os.setsid()
     if context.driver_pid != 1 and not context.nested:
         # Should the driver die, the candidate dies with it rather than run on

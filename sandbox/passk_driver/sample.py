@@ -299,7 +299,19 @@ def _candidate_ending(request, child):
     return "error", detail, f"failed: {detail}"
 
 
-def _verdict(request, processes, watch):
+def _verdict(request, processes, watch, out_of_memory):
+    fields = _ending(request, processes, watch)
+    if not out_of_memory or fields[0] == "passed":
+        return fields
+    # The kernel killed a process of the sample for want of memory: that is why it did
+    # not pass, whatever it did next (failed a test without its child, hung waiting).
+    limit = request.get("memory_bytes")
+    limit = f" of {limit >> 20} MiB" if limit else ""
+    detail = f"the sample's memory reached its limit{limit}, and the kernel killed one of its processes"
+    return "out-of-memory", f"{detail} ({fields[1]})", "failed: out of memory"
+
+
+def _ending(request, processes, watch):
     record = processes.reader.record
     timeout = float(request["timeout"])
     if record is not None and record[0] != judge.GONE:
@@ -336,9 +348,12 @@ def run(request, context, send):
     # so the verdict goes out before they are reaped, which overlaps with the harness.
     cleanup.kill_group(processes.candidate.pid)
     processes.drain()
+    group = context.sample_group
+    peak, cpu, out_of_memory = group.figures() if group is not None else (None, None, False)
     if not watch.harness_gone:
         out, err = processes.streams.values()
-        send(_message(request, _verdict(request, processes, watch), duration, out, err))
+        fields = _verdict(request, processes, watch, out_of_memory)
+        send(_message(request, fields, duration, out, err, peak, cpu))
     processes.finish()
     cleanup.kill_strays(spared=context.judge.pid)
     cleanup.clear_scratch(scratch)
@@ -346,13 +361,18 @@ def run(request, context, send):
         # The next sample's IPC namespace, made after the verdict is out: what this
         # sample left in its own (SysV shared memory, queues, semaphores, POSIX
         # queues) goes with the last of its processes, and no later sample can reach it.
+        cleanup.remove_shared_memory()
         confine.unshare(confine.CLONE_NEWIPC)
+    if group is not None:
+        group.settle()
     return not watch.harness_gone
 
 
-def _message(request, fields, duration, out, err):
+def _message(request, fields, duration, out, err, peak, cpu):
     status, detail, result = fields
     return {
+        "memory_peak_bytes": peak,
+        "cpu_seconds": cpu,
         "status": status,
         "detail": clean(detail),
         "result": clean(result),

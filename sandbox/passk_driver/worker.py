@@ -16,7 +16,7 @@ import os
 import signal
 import sys
 
-from . import cleanup, confine, sample, seccomp
+from . import cgroup, cleanup, confine, sample, seccomp
 from .judge_process import JudgeProcess
 
 # Modules that problems and candidates commonly import, imported once here so that no
@@ -28,8 +28,9 @@ WARM_MODULES = ("typing", "math", "random", "copy", "string", "collections", "re
 class Context:
     """What every sample of this slot shares."""
 
-    def __init__(self, scratch_root, signal_filter, harness_fd, isolate, candidate_user):
+    def __init__(self, scratch_root, signal_filter, harness_fd, isolate, candidate_user, sample_group):
         self.driver_pid = os.getpid()
+        self.sample_group = sample_group
         self.scratch_root = scratch_root
         self.signal_filter = signal_filter
         self.harness_fd = harness_fd
@@ -82,6 +83,7 @@ def main(argv):
     scratch_root = argv[0]
     isolate = "--no-isolation" not in argv[1:]
     candidate_user = int(argv[argv.index("--candidate-user") + 1]) if "--candidate-user" in argv else None
+    sample_group = cgroup.SampleGroup(argv[argv.index("--cgroup") + 1]) if "--cgroup" in argv else None
     try:
         os.close(os.pidfd_open(os.getpid()))
     except (AttributeError, OSError) as exc:
@@ -109,7 +111,7 @@ def main(argv):
     signal_filter = seccomp.available() if isolate else None
     for name in WARM_MODULES:
         __import__(name)
-    context = Context(scratch_root, signal_filter, requests_fd, isolate, candidate_user)
+    context = Context(scratch_root, signal_filter, requests_fd, isolate, candidate_user, sample_group)
     _send(responses_fd, {
         "ready": True,
         "signal_filter": signal_filter is not None,

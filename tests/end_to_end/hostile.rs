@@ -676,3 +676,91 @@ fn honest_code_may_serve_on_the_loopback() {
     let run = run(&[format!("{}{LOOPBACK_SERVER}", correct_body())], &["--timeout", "20"]);
     assert_eq!(run.results[0]["passed"], true, "{}", run.results[0]);
 }
+
+/// Whether passk's table says each sample has control groups of its own; as root they
+/// must be, since the hosts this suite runs on mount the memory and pids controllers.
+fn sample_groups_in_force(run: &Run) -> bool {
+    let line = run.finished.stdout.lines().find(|line| line.starts_with("  cgroups")).unwrap_or_default();
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let in_force = line.contains("a group per sample");
+    assert!(in_force || !root, "root gets a control group per sample: {line:?}");
+    in_force
+}
+
+/// Memory a sample holds outside any one process's address space: a memfd, six
+/// children, detached SysV shared memory, files in /tmp, a tmpfs of its own.
+const MEMORY_OUTSIDE_THE_PROCESS: [&str; 5] = [
+    "import os\nfd = os.memfd_create('held')\nchunk = b'x' * (1 << 20)\nfor _ in range(2560):\n    os.write(fd, chunk)\n",
+    "import os, time\nfor _ in range(6):\n    if os.fork() == 0:\n        held = bytearray(400 << 20)\n        for i in range(0, len(held), 4096):\n            held[i] = 1\n        time.sleep(60)\ntime.sleep(60)\n",
+    "import ctypes\nlibc = ctypes.CDLL(None)\nlibc.shmat.restype = ctypes.c_void_p\nfor _ in range(24):\n    segment = libc.shmget(0, 100 << 20, 0o1600)\n    address = libc.shmat(segment, None, 0)\n    ctypes.memset(address, 1, 100 << 20)\n    libc.shmdt(ctypes.c_void_p(address))\n",
+    "import tempfile\nfor n in range(12):\n    with open(f'{tempfile.gettempdir()}/held-{n}', 'wb') as f:\n        for _ in range(60):\n            f.write(b'x' * (1 << 20))\n",
+    r"import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+uid, gid = os.getuid(), os.getgid()
+assert libc.unshare(0x10000000 | 0x00020000) == 0, os.strerror(ctypes.get_errno())
+open('/proc/self/setgroups', 'w').write('deny')
+open('/proc/self/uid_map', 'w').write(f'0 {uid} 1')
+open('/proc/self/gid_map', 'w').write(f'0 {gid} 1')
+os.makedirs('/tmp/own', exist_ok=True)
+assert libc.mount(b'none', b'/tmp/own', b'tmpfs', 0, b'size=4g') == 0, os.strerror(ctypes.get_errno())
+for n in range(40):
+    with open(f'/tmp/own/held-{n}', 'wb') as f:
+        for _ in range(60):
+            f.write(b'x' * (1 << 20))
+",
+];
+
+/// Guards the sample's control group: memory held through a memfd, children, SysV
+/// shared memory, files or a tmpfs mounted in a namespace of its own counts against one limit for the whole sample, ends as
+/// `out-of-memory`, and leaves nothing charged for the next sample, which passes.
+#[test]
+fn memory_held_outside_the_candidates_process_counts_against_the_sample() {
+    let _machine = machine_to_myself();
+    let mut completions: Vec<String> =
+        MEMORY_OUTSIDE_THE_PROCESS.iter().map(|hog| format!("{}{hog}", correct_body())).collect();
+    // 240 MiB of files, under the limit, and the honest sample after every hog.
+    completions.push(format!("{}{}", correct_body(), MEMORY_OUTSIDE_THE_PROCESS[3].replace("range(12)", "range(4)")));
+    completions.push(correct_body());
+    let limits = ["--memory-limit", "512", "--file-size-limit", "4096", "--tmp-size", "1024", "--timeout", "10"];
+    let run = run(&completions, &[&limits[..], &["--jobs", "1"]].concat());
+    if !sample_groups_in_force(&run) {
+        return;
+    }
+    let hows = ["memfd", "children", "SysV shared memory", "files in /tmp", "a tmpfs of its own"];
+    for (result, how) in run.results.iter().zip(hows) {
+        assert_eq!(status(result), "out-of-memory", "{how}: {result}");
+        let peak = result["memory_peak_bytes"].as_u64().unwrap();
+        assert!(peak <= 512 << 20, "{how}: the limit held: {result}");
+    }
+    for result in &run.results[5..] {
+        assert_eq!(result["passed"], true, "nothing is left charged to later samples: {result}");
+    }
+    let files = run.results[5]["memory_peak_bytes"].as_u64().unwrap();
+    assert!((240 << 20..300 << 20).contains(&files), "the files count: {}", run.results[5]);
+    let honest = run.results[6]["memory_peak_bytes"].as_u64().unwrap();
+    assert!(honest < 32 << 20, "the honest sample's peak is its own: {}", run.results[6]);
+}
+
+/// Holds 200 MiB and spins for 0.3 s of CPU, half of it in a child.
+const MEASURED: &str = "import os, time\nheld = bytearray(200 << 20)\nfor i in range(0, len(held), 4096):\n    held[i] = 1\ndef spin(seconds):\n    end = time.process_time() + seconds\n    while time.process_time() < end:\n        pass\nchild = os.fork()\nspin(0.15)\nif child == 0:\n    os._exit(0)\nos.waitpid(child, 0)\n";
+
+#[test]
+fn each_results_line_carries_the_samples_peak_memory_and_cpu_time() {
+    let _machine = machine_to_myself();
+    let completions = [format!("{}{MEASURED}", correct_body()), correct_body()];
+    for verdicts in ["judge", "in-process"] {
+        let run = run(&completions, &["--verdicts", verdicts, "--jobs", "1", "--no-dedup"]);
+        if !sample_groups_in_force(&run) {
+            return;
+        }
+        let (measured, honest) = (&run.results[0], &run.results[1]);
+        assert_eq!(measured["passed"], true, "{verdicts}: {measured}");
+        let peak = measured["memory_peak_bytes"].as_u64().unwrap();
+        assert!((200 << 20..320 << 20).contains(&peak), "{verdicts}: peak memory: {measured}");
+        let cpu = measured["cpu_seconds"].as_f64().unwrap();
+        assert!((0.3..2.0).contains(&cpu), "{verdicts}: the child's CPU time counts too: {measured}");
+        assert!(honest["memory_peak_bytes"].as_u64().unwrap() < 32 << 20, "{verdicts}: {honest}");
+        assert!(honest["cpu_seconds"].as_f64().unwrap() < 0.2, "{verdicts}: {honest}");
+    }
+}

@@ -140,6 +140,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     let pool = Pool::start(pool_options.clone()).await?;
     let isolation = pool.isolation().clone();
     let facts = pool.facts();
+    let accounting = pool.accounting().clone();
     tracing::info!(jobs = options.jobs, sandbox = %isolation.level, ?facts, "workers ready");
     settings.insert("sandbox".into(), json!(isolation.level));
     let (results, done, tally) = match leftover {
@@ -299,6 +300,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     run.insert("signal_filter".into(), json!(facts.signal_filter));
     run.insert("pid_namespace_per_sample".into(), json!(facts.pid_namespace_per_sample));
     run.insert("ipc_namespace_per_sample".into(), json!(facts.ipc_namespace_per_sample));
+    run.insert("cgroups".into(), accounting.to_json());
     run.insert("sandbox_refused".into(), refused(&isolation));
     let limits: Map<String, Value> = calibrated
         .iter()
@@ -326,6 +328,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
             ("sandbox".into(), isolation.level.to_string()),
             ("verdicts".into(), describe_verdicts(options.verdicts, isolation.level, facts)),
             ("ipc".into(), describe_ipc(isolation.level, facts)),
+            ("cgroups".into(), accounting.to_string()),
             ("limits".into(), describe_limits(options.timeout, &options.limits, options.calibrate)),
         ],
     };
@@ -472,11 +475,7 @@ impl Output {
                 "{}",
                 verdict.detail
             );
-            fields.insert("passed".into(), json!(verdict.passed()));
-            fields.insert("result".into(), json!(verdict.result));
-            fields.insert("status".into(), json!(verdict.status));
-            fields.insert("detail".into(), json!(verdict.detail));
-            fields.insert("duration".into(), json!(verdict.duration));
+            crate::output::record_verdict(&mut fields, &verdict);
             self.results.write(&Value::Object(fields)).map_err(|source| write_error(self.results.partial(), source))?;
             // Counted only once on disk, so the tally never claims what a crash lost.
             self.tally.add(&task_id, verdict.passed(), Some(verdict.status.as_str()));

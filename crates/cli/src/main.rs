@@ -155,10 +155,12 @@ struct RunnerArgs {
     /// one interpreter, exactly as the reference harness does.
     #[arg(long, value_enum, default_value = "judge")]
     verdicts: VerdictsArg,
-    /// Address space each candidate may use, in MiB (0 for no limit).
+    /// Memory each sample may use, in MiB (0 for no limit): all of it together, its
+    /// processes, files and shared memory, where control groups are available, and the
+    /// address space of each of its processes.
     #[arg(long, value_name = "MIB", default_value_t = Limits::default().memory_mib)]
     memory_limit: u64,
-    /// Processes and threads a candidate may run at once.
+    /// Processes and threads a sample may run at once.
     #[arg(long, value_name = "N", default_value_t = Limits::default().processes, value_parser = clap::value_parser!(u64).range(1..))]
     max_processes: u64,
     /// CPU seconds each process of a candidate may use.

@@ -6,6 +6,20 @@ use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use passk_runner::Verdict;
+use serde_json::{json, Map, Value};
+
+/// Puts a verdict's fields on a sample's results line.
+pub fn record_verdict(line: &mut Map<String, Value>, verdict: &Verdict) {
+    line.insert("passed".into(), json!(verdict.passed()));
+    line.insert("result".into(), json!(verdict.result));
+    line.insert("status".into(), json!(verdict.status));
+    line.insert("detail".into(), json!(verdict.detail));
+    line.insert("duration".into(), json!(verdict.duration));
+    line.insert("memory_peak_bytes".into(), json!(verdict.memory_peak_bytes));
+    line.insert("cpu_seconds".into(), json!(verdict.cpu_seconds));
+}
+
 pub fn partial_path(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(".partial");
@@ -57,7 +71,7 @@ impl LineWriter {
         &self.partial
     }
 
-    pub fn write(&mut self, value: &serde_json::Value) -> std::io::Result<()> {
+    pub fn write(&mut self, value: &Value) -> std::io::Result<()> {
         self.line.clear();
         serde_json::to_writer(&mut self.line, value).map_err(std::io::Error::other)?;
         self.line.push(b'\n');

@@ -79,12 +79,10 @@ pub async fn retry(mut options: PoolOptions, timed_out: TimedOut, partial: &Path
             serde_json::from_str(&line).map_err(|e| write_error(partial, std::io::Error::other(e)))?;
         if let Some(verdict) = timed_out.samples.get(&index).and_then(|key| verdicts.get(key)) {
             changed += usize::from(verdict.status != Status::Timeout);
-            result["passed"] = json!(verdict.passed());
-            result["result"] = json!(verdict.result);
-            result["status"] = json!(verdict.status);
-            result["detail"] = json!(verdict.detail);
-            result["duration"] = json!(verdict.duration);
-            result["retried"] = json!(true);
+            if let Some(line) = result.as_object_mut() {
+                crate::output::record_verdict(line, verdict);
+                line.insert("retried".into(), json!(true));
+            }
         }
         tally.add(
             result["task_id"].as_str().unwrap_or_default(),

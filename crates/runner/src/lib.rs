@@ -20,6 +20,7 @@
 //! own, hands work to whichever slot is free, guards against a driver that stops
 //! answering, and replaces a driver that dies.
 
+pub mod cgroup;
 mod driver;
 mod interpreter;
 mod pool;

@@ -9,6 +9,7 @@ use tokio::sync::{mpsc, Mutex};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use crate::cgroup::{Accounting, RunGroups};
 use crate::driver::{Driver, DriverError, Limits as DriverLimits, Ready, ENVIRONMENT};
 use crate::error_chain;
 use crate::interpreter::Interpreter;
@@ -79,6 +80,9 @@ pub struct Pool {
     isolation: Isolation,
     facts: DriverFacts,
     context: Arc<SandboxContext>,
+    accounting: Accounting,
+    // Removed once the drivers are gone.
+    cgroups: Option<RunGroups>,
     // Holds the driver script and the slots' directories; removed on drop.
     workdir: tempfile::TempDir,
 }
@@ -90,6 +94,18 @@ impl Pool {
         let workdir = tempfile::Builder::new().prefix("passk-").tempdir().map_err(PoolError::Workdir)?;
         let driver = workdir.path().join("interpreter");
         crate::sandbox::write_driver(&driver).map_err(PoolError::Workdir)?;
+        let (cgroups, accounting) = match RunGroups::create(options.jobs, &options.limits) {
+            Ok(groups) => {
+                let accounting = groups.accounting().clone();
+                (Some(groups), accounting)
+            }
+            Err(error) => {
+                let reason = error_chain(&error);
+                tracing::info!("no control groups per sample: {reason}");
+                (None, Accounting::Unavailable(reason))
+            }
+        };
+        let slot_groups = (0..options.jobs).map_while(|slot| cgroups.as_ref()?.slot(slot).cloned()).collect();
         let context = Arc::new(SandboxContext {
             helper: options.helper.clone(),
             interpreter: options.interpreter.executable.clone(),
@@ -98,6 +114,7 @@ impl Pool {
             workdir: workdir.path().to_path_buf(),
             limits: options.limits,
             environment: ENVIRONMENT.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
+            cgroups: slot_groups,
         });
         let (weakest, stronger) =
             SandboxContext::levels(options.sandbox).split_last().expect("every mode allows some level");
@@ -106,7 +123,7 @@ impl Pool {
             match start_drivers(&context, level, options.jobs).await {
                 Ok((drivers, facts)) => {
                     let isolation = Isolation { level, refused };
-                    return Ok(Pool { options, drivers, isolation, facts, context, workdir });
+                    return Ok(Pool { options, drivers, isolation, facts, context, accounting, cgroups, workdir });
                 }
                 Err(error) => {
                     let reason = refusal(&error).ok_or(error)?;
@@ -118,7 +135,7 @@ impl Pool {
         match start_drivers(&context, *weakest, options.jobs).await {
             Ok((drivers, facts)) => {
                 let isolation = Isolation { level: *weakest, refused };
-                Ok(Pool { options, drivers, isolation, facts, context, workdir })
+                Ok(Pool { options, drivers, isolation, facts, context, accounting, cgroups, workdir })
             }
             Err(error) if options.sandbox == SandboxMode::Strict => match refusal(&error) {
                 Some(reason) => Err(SandboxError::StrictUnavailable { reason }.into()),
@@ -138,6 +155,11 @@ impl Pool {
         self.facts
     }
 
+    /// What the kernel counts and limits per sample.
+    pub fn accounting(&self) -> &Accounting {
+        &self.accounting
+    }
+
     /// Runs every job from `jobs`, each on whichever slot frees up first, and sends each
     /// verdict with its job's tag. Returns once `jobs` is closed and drained. Results
     /// are never held up: there are never more of them than jobs taken.
@@ -150,7 +172,7 @@ impl Pool {
         results: mpsc::UnboundedSender<(T, Verdict)>,
         cancel: CancellationToken,
     ) -> Result<(), PoolError> {
-        let Pool { options, drivers, workdir, context, isolation, .. } = self;
+        let Pool { options, drivers, workdir, cgroups, context, isolation, .. } = self;
         let jobs = Arc::new(Mutex::new(jobs));
         let limits = DriverLimits {
             timeout: options.timeout,
@@ -176,6 +198,7 @@ impl Pool {
                 jobs.lock().await.close();
             }
         }
+        drop(cgroups);
         drop(workdir);
         outcome
     }

@@ -63,6 +63,13 @@ pub struct Verdict {
     pub result: String,
     /// Wall-clock seconds from the start of the candidate's process to its verdict.
     pub duration: f64,
+    /// The most memory the sample's processes held at once, all of it counted (see the
+    /// `cgroup` module); `None` where the run has no control groups.
+    #[serde(default)]
+    pub memory_peak_bytes: Option<u64>,
+    /// CPU seconds used by all of the sample's processes; `None` likewise.
+    #[serde(default)]
+    pub cpu_seconds: Option<f64>,
     /// Bytes the candidate wrote to its standard output and error.
     pub stdout_bytes: u64,
     pub stderr_bytes: u64,
@@ -85,6 +92,8 @@ impl Verdict {
             result: format!("infrastructure error: {detail}"),
             detail,
             duration: 0.0,
+            memory_peak_bytes: None,
+            cpu_seconds: None,
             stdout_bytes: 0,
             stderr_bytes: 0,
             stdout: String::new(),

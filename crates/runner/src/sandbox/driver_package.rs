@@ -10,7 +10,7 @@ use std::path::Path;
 pub const PACKAGE: &str = "passk_driver";
 
 /// Each file of the package, by name.
-pub const FILES: [(&str, &str); 11] = [
+pub const FILES: [(&str, &str); 12] = [
     ("__init__.py", include_str!("../../../../sandbox/passk_driver/__init__.py")),
     ("worker.py", include_str!("../../../../sandbox/passk_driver/worker.py")),
     ("sample.py", include_str!("../../../../sandbox/passk_driver/sample.py")),
@@ -22,6 +22,7 @@ pub const FILES: [(&str, &str); 11] = [
     ("confine.py", include_str!("../../../../sandbox/passk_driver/confine.py")),
     ("cleanup.py", include_str!("../../../../sandbox/passk_driver/cleanup.py")),
     ("forking.py", include_str!("../../../../sandbox/passk_driver/forking.py")),
+    ("cgroup.py", include_str!("../../../../sandbox/passk_driver/cgroup.py")),
 ];
 
 /// What `python -I -c` runs: the package's directory comes first in the arguments,

@@ -28,6 +28,8 @@ use nix::sys::wait::{waitpid, WaitStatus};
 use nix::unistd::{ForkResult, Gid, Uid};
 use thiserror::Error;
 
+use crate::cgroup::SlotGroups;
+
 pub use driver_package::write as write_driver;
 pub use policy::{HelperPolicy, Level, Limits, Mounts, SandboxMode};
 use syscall::LinuxSyscall;
@@ -48,6 +50,8 @@ enum HelperError {
     Policy(#[source] serde_json::Error),
     #[error(transparent)]
     Setup(#[from] setup::SetupError),
+    #[error("cannot join the slot's control groups")]
+    Cgroup(#[source] crate::cgroup::CgroupError),
     #[error("cannot fork into the new pid namespace")]
     Fork(#[source] Errno),
     #[error("cannot execute {program}")]
@@ -73,6 +77,9 @@ pub fn run_helper(policy_json: &str) -> ! {
 fn helper(policy_json: &str) -> Result<std::convert::Infallible, HelperError> {
     let policy: HelperPolicy = serde_json::from_str(policy_json).map_err(HelperError::Policy)?;
     let mut sys = LinuxSyscall;
+    // First, so that everything the slot runs is counted.
+    let cgroup = policy.cgroup.as_ref().map(crate::cgroup::enter).transpose().map_err(HelperError::Cgroup)?;
+    let command = policy.command(cgroup.as_deref());
     match policy.level {
         Level::Full => {
             setup::enter_namespaces(Uid::current(), Gid::current(), policy.mapped_ids, &mut sys)?;
@@ -85,15 +92,15 @@ fn helper(policy_json: &str) -> Result<std::convert::Infallible, HelperError> {
                     // SAFETY: PR_SET_PDEATHSIG takes plain integers.
                     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
                     setup::inside_namespaces(&policy, &mut sys)?;
-                    exec(&policy.command())
+                    exec(&command)
                 }
             }
         }
         Level::Uid | Level::Minimal => {
             setup::drop_privileges(&policy, &mut sys)?;
-            exec(&policy.command())
+            exec(&command)
         }
-        Level::None => exec(&policy.command()),
+        Level::None => exec(&command),
     }
 }
 
@@ -174,6 +181,8 @@ pub struct SandboxContext {
     pub limits: Limits,
     /// The environment every helper and driver gets.
     pub environment: Vec<(String, String)>,
+    /// Each slot's control groups; empty where the run has none.
+    pub cgroups: Vec<SlotGroups>,
 }
 
 impl SandboxContext {
@@ -204,6 +213,7 @@ impl SandboxContext {
             interpreter: self.interpreter.clone(),
             driver: self.driver.clone(),
             scratch: self.slot_dir(slot).join("scratch"),
+            cgroup: self.cgroups.get(slot).cloned(),
         }
     }
 

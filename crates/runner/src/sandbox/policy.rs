@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::driver_package::BOOT;
+use crate::cgroup::SlotGroups;
 
 const POLICY_FILE: &str = include_str!("../../../../sandbox/policy.toml");
 
@@ -123,6 +124,8 @@ pub struct HelperPolicy {
     pub driver: PathBuf,
     /// Where candidates' working directories go, outside the sandbox (levels below `full`).
     pub scratch: PathBuf,
+    /// The slot's control groups, where the run has them.
+    pub cgroup: Option<SlotGroups>,
 }
 
 /// Where the driver package's directory is inside a `full` sandbox.
@@ -133,8 +136,9 @@ pub const SCRATCH_INSIDE: &str = "/tmp";
 pub const CANDIDATE_ID_INSIDE: u32 = 1;
 
 impl HelperPolicy {
-    /// The command the helper finally executes.
-    pub fn command(&self) -> Vec<String> {
+    /// The command the helper finally executes; `cgroup` describes the descriptors of
+    /// the slot's control groups that it inherits (see `cgroup::enter`).
+    pub fn command(&self, cgroup: Option<&str>) -> Vec<String> {
         let interpreter = self.interpreter.display().to_string();
         let (driver, scratch) = match self.level {
             Level::Full => (DRIVER_INSIDE.to_owned(), SCRATCH_INSIDE.to_owned()),
@@ -146,6 +150,9 @@ impl HelperPolicy {
         }
         if self.level == Level::None {
             command.push("--no-isolation".into());
+        }
+        if let Some(cgroup) = cgroup {
+            command.extend(["--cgroup".into(), cgroup.to_owned()]);
         }
         command
     }

@@ -207,6 +207,7 @@ mod tests {
             interpreter: PathBuf::from("/opt/python/bin/python3"),
             driver: PathBuf::from("/work/interpreter"),
             scratch: PathBuf::from("/work/slot-1"),
+            cgroup: None,
         }
     }
 

@@ -1,0 +1,85 @@
+"""The sample's control group, where the run has one (see the runner's cgroup module).
+
+The set-up helper opened the group's files before the sandbox hid them, on descriptors
+this driver inherits: every process forked for a sample joins the group before it runs
+anything, and after each sample the driver reads what the kernel counted there, its
+peak memory, its CPU time and any out-of-memory kill, for the results line. Only the
+driver holds these descriptors; every process it forks closes them.
+"""
+
+import json
+import os
+
+_READ = 4096
+
+
+def _read(fd):
+    return os.pread(fd, _READ, 0)
+
+
+def _field(data, name):
+    """The number after `name` in a flat-keyed file (memory.events, cpu.stat, ...)."""
+    for line in data.split(b"\n"):
+        key, _, value = line.partition(b" ")
+        if key == name:
+            return int(value)
+    return 0
+
+
+class SampleGroup:
+    """The sample group's descriptors, and its counters as they stood when the last
+    sample's processes were gone."""
+
+    def __init__(self, description):
+        spec = json.loads(description)
+        self.version = spec["version"]
+        self.join_fds = tuple(spec["join"])
+        self.peak_fd = spec["peak"]
+        self.events_fd = spec["events"]
+        self.cpu_fd = spec["cpu"]
+        # Peak memory is per sample only where it can be reset; v2 kernels before 6.12
+        # cannot.
+        self.peak_per_sample = self._reset_peak()
+        self.cpu_base = self._cpu()
+        self.oom_base = self._oom_kills()
+
+    def join(self):
+        """In a process just forked for a sample: moves it into the sample's group."""
+        for fd in self.join_fds:
+            os.write(fd, b"0")
+
+    def figures(self):
+        """The sample's peak memory in bytes (None where it cannot be told), its CPU
+        seconds (None where not accounted), and whether the kernel killed any of its
+        processes for want of memory."""
+        peak = int(_read(self.peak_fd)) if self.peak_per_sample else None
+        cpu = self._cpu()
+        cpu = None if cpu is None else round(cpu - self.cpu_base, 6)
+        return peak, cpu, self._oom_kills() > self.oom_base
+
+    def settle(self):
+        """After the sample's processes are gone: the next sample counts from here."""
+        if self.peak_per_sample:
+            self._reset_peak()
+        self.cpu_base = self._cpu()
+        self.oom_base = self._oom_kills()
+
+    def _reset_peak(self):
+        # v1 sets the mark to the current usage on any write; v2 (6.12 and later) does
+        # so for reads through the same descriptor.
+        try:
+            os.write(self.peak_fd, b"0" if self.version == 1 else b"reset")
+        except OSError:
+            return False
+        return True
+
+    def _cpu(self):
+        if self.cpu_fd is None:
+            return None
+        data = _read(self.cpu_fd)
+        if self.version == 1:
+            return int(data) / 1e9
+        return _field(data, b"usage_usec") / 1e6
+
+    def _oom_kills(self):
+        return _field(_read(self.events_fd), b"oom_kill")
