@@ -13,9 +13,10 @@ const POLICY_FILE: &str = include_str!("../../../../sandbox/policy.toml");
 /// Per-candidate limits. Defaults come from `sandbox/policy.toml`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
-    /// Address space, in MiB; 0 for none.
+    /// Memory, in MiB; 0 for none: the sample group's limit where the run has control
+    /// groups, and each process's address space.
     pub memory_mib: u64,
-    /// Processes and threads at once, the candidate itself included.
+    /// Processes and threads at once, the sample's first process included.
     pub processes: u64,
     /// CPU seconds per process.
     pub cpu_seconds: u64,
