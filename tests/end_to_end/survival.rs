@@ -471,3 +471,55 @@ fn honest_code_does_not_time_out_on_a_loaded_machine() {
     let not_passed: Vec<Value> = read_jsonl(&results).into_iter().filter(|r| r["passed"] != true).collect();
     assert_eq!(not_passed, Vec::<Value>::new());
 }
+
+/// Where a passk run started by this process makes its memory groups: below this
+/// process's own memory group (v1), or its own group of a unified-only host (v2).
+fn run_group(pid: u32) -> Option<PathBuf> {
+    let own = std::fs::read_to_string("/proc/self/cgroup").unwrap();
+    let (mount, path) = match own.lines().find_map(|line| line.split_once(":memory:")) {
+        Some((_, path)) => ("/sys/fs/cgroup/memory", path),
+        None => ("/sys/fs/cgroup", own.lines().find_map(|line| line.strip_prefix("0::"))?),
+    };
+    Some(Path::new(mount).join(path.trim_start_matches('/')).join(format!("passk-{pid}-0")))
+}
+
+/// Every process still in a group or the groups below it.
+fn processes_in(group: &Path) -> usize {
+    let mut count = std::fs::read_to_string(group.join("cgroup.procs")).map_or(0, |procs| procs.lines().count());
+    for entry in std::fs::read_dir(group).into_iter().flatten().flatten() {
+        if entry.file_type().unwrap().is_dir() {
+            count += processes_in(&entry.path());
+        }
+    }
+    count
+}
+
+/// Guards against control groups piling up on the host: a run killed outright cannot
+/// remove its own, and the next run removes them.
+#[test]
+fn the_control_groups_of_a_killed_run_are_removed_by_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &slow_honest_samples(4, 0.05));
+    let results = dir.path().join("results.jsonl");
+    let mut run = spawn(evaluate_command(&samples, &results, &[]));
+    wait_for_lines(&results, 1);
+    let group = run_group(run.id()).filter(|group| group.exists());
+    signal(&run, libc::SIGKILL);
+    run.wait().unwrap();
+    // SAFETY: geteuid has no preconditions.
+    let Some(group) = group else {
+        assert_ne!(unsafe { libc::geteuid() }, 0, "root gets control groups on the hosts this suite runs on");
+        return;
+    };
+    assert!(group.exists(), "a run killed outright leaves its groups: {}", group.display());
+    // Its drivers see the harness gone and leave.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while processes_in(&group) > 0 {
+        assert!(Instant::now() < deadline, "the killed run's drivers did not leave");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let finished = finish(&mut evaluate_command(&samples, &results, &[]));
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert!(!group.exists(), "the next run removed {}", group.display());
+}

@@ -162,6 +162,8 @@ pub struct RunGroups {
     accounting: Accounting,
     /// Every directory made, in the order made.
     made: Vec<PathBuf>,
+    /// The run's own directories, locked for as long as it lives (see `sweep_stale`).
+    locks: Vec<std::fs::File>,
 }
 
 /// Runs in one process (a retry starts another pool) get groups of their own.
@@ -174,8 +176,12 @@ impl RunGroups {
         let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
         let hierarchies = discover::hierarchies(&read("/proc/self/cgroup"), &read("/proc/self/mountinfo"));
         let name = format!("passk-{}-{}", std::process::id(), RUNS.fetch_add(1, Ordering::Relaxed));
-        let mut groups =
-            RunGroups { slots: Vec::new(), accounting: Accounting::Unavailable(String::new()), made: Vec::new() };
+        let mut groups = RunGroups {
+            slots: Vec::new(),
+            accounting: Accounting::Unavailable(String::new()),
+            made: Vec::new(),
+            locks: Vec::new(),
+        };
         let version = groups.build(&hierarchies, &name, slots, limits)?;
         let first = groups.slots.first().cloned();
         if let Some(first) = first {
@@ -248,7 +254,7 @@ impl RunGroups {
             // Refused while the group holds processes of its own (passk's included).
             write(&unified.own.join("cgroup.subtree_control"), &enable)?;
         }
-        let run = self.make(&unified.own.join(name))?;
+        let run = self.make_run(&unified.own, name)?;
         write(&run.join("cgroup.subtree_control"), &enable)?;
         for slot in 0..slots {
             let slot_dir = self.make(&run.join(format!("slot-{slot}")))?;
@@ -297,7 +303,7 @@ impl RunGroups {
             sample_level.push(cpuacct);
         }
         let runs: Vec<PathBuf> =
-            slot_level.iter().map(|hierarchy| self.make(&hierarchy.own.join(name))).collect::<Result<_, _>>()?;
+            slot_level.iter().map(|hierarchy| self.make_run(&hierarchy.own, name)).collect::<Result<_, _>>()?;
         for slot in 0..slots {
             let mut enter = Vec::new();
             let mut sample_dirs = Vec::new();
@@ -345,6 +351,24 @@ impl RunGroups {
         }
     }
 
+    /// The run's directory below `parent`, locked, after removing what earlier runs
+    /// left there.
+    fn make_run(&mut self, parent: &Path, name: &str) -> Result<PathBuf, CgroupError> {
+        sweep_stale(parent);
+        let run = self.make(&parent.join(name))?;
+        let lock = |dir: &Path| -> std::io::Result<std::fs::File> {
+            use std::os::fd::AsRawFd;
+            let file = std::fs::File::open(dir)?;
+            // SAFETY: flock on a descriptor this function owns.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(file)
+        };
+        self.locks.push(lock(&run).map_err(|source| CgroupError::Create { path: run.clone(), source })?);
+        Ok(run)
+    }
+
     fn make(&mut self, path: &Path) -> Result<PathBuf, CgroupError> {
         std::fs::create_dir(path).map_err(|source| CgroupError::Create { path: path.to_owned(), source })?;
         self.made.push(path.to_owned());
@@ -359,6 +383,39 @@ impl Drop for RunGroups {
                 tracing::debug!("cannot remove {}: {error}", dir.display());
             }
         }
+    }
+}
+
+/// Removes the groups of earlier runs that ended without removing their own (killed,
+/// say), so that they do not pile up on the host. A run holds a lock on its directory
+/// for as long as it lives, so one that can be locked is stale; a run's groups are empty
+/// once it is gone, since its processes went with it.
+fn sweep_stale(parent: &Path) {
+    use std::os::fd::AsRawFd;
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with("passk-") {
+            continue;
+        }
+        let Ok(dir) = std::fs::File::open(entry.path()) else { continue };
+        // SAFETY: flock on a descriptor this function owns.
+        if unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            remove_tree(&entry.path());
+        }
+    }
+}
+
+/// Removes a group and the groups below it, deepest first.
+fn remove_tree(dir: &Path) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                remove_tree(&entry.path());
+            }
+        }
+    }
+    if let Err(error) = std::fs::remove_dir(dir) {
+        tracing::debug!("cannot remove {}: {error}", dir.display());
     }
 }
 
@@ -453,7 +510,12 @@ mod tests {
     }
 
     fn empty_groups() -> RunGroups {
-        RunGroups { slots: Vec::new(), accounting: Accounting::Unavailable(String::new()), made: Vec::new() }
+        RunGroups {
+            slots: Vec::new(),
+            accounting: Accounting::Unavailable(String::new()),
+            made: Vec::new(),
+            locks: Vec::new(),
+        }
     }
 
     // A directory stands for the file system: the layout and the values written are
