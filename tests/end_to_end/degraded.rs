@@ -66,7 +66,8 @@ fn full_isolation_where_the_host_allows_it_with_no_warning() {
 
 #[test]
 fn auto_degrades_with_one_warning_that_says_what_is_missing_and_how_to_enable_it() {
-    let evaluation = evaluate(true, &[]);
+    // An interpreter every user can run, which root's fallback needs.
+    let evaluation = evaluate(true, &["--python", "/usr/bin/python3"]);
     assert_eq!(evaluation.finished.code, Some(0), "{}", evaluation.finished.stderr);
     let warnings = sandbox_warnings(&evaluation.finished.stderr);
     assert_eq!(warnings.len(), 1, "{}", evaluation.finished.stderr);
@@ -90,6 +91,26 @@ fn as_root_a_refused_namespace_leaves_a_user_per_slot() {
     let expected = if root { "uid" } else { "minimal" };
     assert_eq!(evaluation.summary["settings"]["sandbox"], expected);
     assert_bundled_verdicts(&evaluation.results);
+}
+
+/// Guards root's fallback: where namespaces are refused and no slot user can run the
+/// interpreter (one below a directory only root may enter), passk refuses to run rather
+/// than run candidates as root, and says what would let it.
+#[test]
+fn as_root_candidates_never_run_as_root() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return;
+    }
+    let private = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(private.path(), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let interpreter = private.path().join("python3");
+    std::fs::copy(std::fs::canonicalize("/usr/bin/python3").unwrap(), &interpreter).unwrap();
+    let evaluation = evaluate(true, &["--python", interpreter.to_str().unwrap()]);
+    assert_eq!(evaluation.finished.code, Some(1), "{}", evaluation.finished.stderr);
+    let stderr = &evaluation.finished.stderr;
+    assert!(stderr.contains("never runs candidates as root") && stderr.contains("--python"), "{stderr}");
+    assert!(evaluation.results.is_empty(), "nothing ran");
 }
 
 #[test]

@@ -141,6 +141,10 @@ impl Pool {
                 Some(reason) => Err(SandboxError::StrictUnavailable { reason }.into()),
                 None => Err(error),
             },
+            Err(error) if *weakest == Level::Uid => match refusal(&error) {
+                Some(reason) => Err(SandboxError::RootWithoutAnotherUser { reason }.into()),
+                None => Err(error),
+            },
             Err(error) => Err(error),
         }
     }

@@ -166,6 +166,13 @@ impl Isolation {
 pub enum SandboxError {
     #[error("full isolation is unavailable ({reason}); {}", Isolation::advice())]
     StrictUnavailable { reason: String },
+    #[error(
+        "passk runs as root, and no other user could run the interpreter ({reason}); passk never runs \
+         candidates as root: make the interpreter executable by every user (one installed outside /root, \
+         passed with --python), or allow namespaces ({})",
+        Isolation::advice()
+    )]
+    RootWithoutAnotherUser { reason: String },
 }
 
 /// What the harness knows when it builds each slot's sandbox.
@@ -261,7 +268,8 @@ impl SandboxContext {
         match mode {
             SandboxMode::None => &[Level::None],
             SandboxMode::Strict => &[Level::Full],
-            SandboxMode::Auto if Uid::effective().is_root() => &[Level::Full, Level::Uid, Level::Minimal],
+            // Below `uid`, root would run candidates as root.
+            SandboxMode::Auto if Uid::effective().is_root() => &[Level::Full, Level::Uid],
             SandboxMode::Auto => &[Level::Full, Level::Minimal],
         }
     }
