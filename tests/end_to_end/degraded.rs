@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use passk_tests::{finish, passk, passk_binary, read_jsonl, repo_root, Finished};
+use passk_tests::{as_unprivileged_user, finish, passk, passk_binary, read_jsonl, repo_root, Finished};
 use serde_json::Value;
 
 struct Evaluation {
@@ -111,6 +111,37 @@ fn as_root_candidates_never_run_as_root() {
     let stderr = &evaluation.finished.stderr;
     assert!(stderr.contains("never runs candidates as root") && stderr.contains("--python"), "{stderr}");
     assert!(evaluation.results.is_empty(), "nothing ran");
+}
+
+/// Guards the table's honesty at a degraded level: as an unprivileged user without
+/// namespaces or control groups, there is no process limit and no private /tmp, and
+/// the memory limit holds per process only; the `limits` line says so rather than
+/// listing them.
+#[test]
+fn the_limits_line_names_only_limits_in_force() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let mut command = Command::new(repo_root().join("tests/support/refuse-namespaces"));
+    command
+        .arg(passk_binary())
+        .arg("evaluate")
+        .arg(repo_root().join("problems/basic-samples.jsonl"))
+        .args(["--problems", "basic", "--k", "1", "--results"])
+        .arg(dir.path().join("results.jsonl"));
+    as_unprivileged_user(&mut command);
+    let finished = finish(&mut command);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let line = |name: &str| finished.stdout.lines().find(|line| line.starts_with(name)).unwrap_or_default().to_owned();
+    assert!(line("  sandbox").ends_with("minimal"), "{}", finished.stdout);
+    assert!(line("  cgroups").contains("none ("), "{}", finished.stdout);
+    let limits = line("  limits");
+    for missing in ["4096 MiB address space per process", "no process limit", "the host's /tmp"] {
+        assert!(limits.contains(missing), "{missing}: {limits}");
+    }
 }
 
 #[test]

@@ -329,7 +329,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
             ("verdicts".into(), describe_verdicts(options.verdicts, isolation.level, facts)),
             ("ipc".into(), describe_ipc(isolation.level, facts)),
             ("cgroups".into(), accounting.to_string()),
-            ("limits".into(), describe_limits(options.timeout, &options.limits, options.calibrate)),
+            ("limits".into(), describe_limits(&options, isolation.level, &accounting)),
         ],
     };
     for warning in report.warnings() {
@@ -578,16 +578,29 @@ fn describe_ipc(level: Level, facts: DriverFacts) -> String {
     }
 }
 
-fn describe_limits(timeout: Duration, limits: &Limits, calibrate: Option<f64>) -> String {
-    let memory =
-        if limits.memory_mib == 0 { "no memory limit".to_owned() } else { format!("{} MiB memory", limits.memory_mib) };
-    let time = match calibrate {
-        Some(factor) => format!("{} s + {factor} x the canonical solution's time", timeout.as_secs_f64()),
-        None => format!("{} s", timeout.as_secs_f64()),
+/// The limits in force, and only those: what a level or host does not enforce is named
+/// as missing rather than listed.
+fn describe_limits(options: &EvaluateOptions, level: Level, accounting: &passk_runner::cgroup::Accounting) -> String {
+    let limits = &options.limits;
+    let time = match options.calibrate {
+        Some(factor) => format!("{} s + {factor} x the canonical solution's time", options.timeout.as_secs_f64()),
+        None => format!("{} s", options.timeout.as_secs_f64()),
     };
+    let memory = match (limits.memory_mib, accounting.in_force()) {
+        (0, _) => "no memory limit".to_owned(),
+        (mib, true) => format!("{mib} MiB memory"),
+        (mib, false) => format!("{mib} MiB address space per process"),
+    };
+    // The process rlimit counts a user's processes: the slot's own at `full` and `uid`.
+    let processes = if accounting.in_force() || matches!(level, Level::Full | Level::Uid) {
+        format!("{} processes", limits.processes)
+    } else {
+        "no process limit".to_owned()
+    };
+    let tmp = if level == Level::Full { format!("{} MiB /tmp", limits.tmp_mib) } else { "the host's /tmp".to_owned() };
     format!(
-        "{time}, {memory}, {} processes, {} CPU s, {} MiB files, {} open files, {} MiB /tmp",
-        limits.processes, limits.cpu_seconds, limits.file_size_mib, limits.open_files, limits.tmp_mib
+        "{time}, {memory}, {processes}, {} CPU s, {} MiB files, {} open files, {tmp}",
+        limits.cpu_seconds, limits.file_size_mib, limits.open_files
     )
 }
 
