@@ -5,6 +5,7 @@
 
 mod bad_input;
 mod bundled;
+mod container;
 mod degraded;
 mod hostile;
 mod humaneval;

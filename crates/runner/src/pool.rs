@@ -60,6 +60,12 @@ pub struct Job<T> {
 pub enum PoolError {
     #[error("cannot create the pool's working directory")]
     Workdir(#[source] std::io::Error),
+    #[error("cannot prepare worker {slot}'s directories")]
+    Slot {
+        slot: usize,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("cannot start worker {slot}")]
     Start {
         slot: usize,
@@ -218,6 +224,9 @@ fn refusal(error: &PoolError) -> Option<String> {
             Some(line.trim().trim_start_matches("passk sandbox: ").to_owned())
         }
         PoolError::Start { source: DriverError::StartTimeout, .. } => Some(error.to_string()),
+        // Handing the directories to a slot's user takes privilege (root without
+        // CAP_CHOWN cannot).
+        PoolError::Slot { source, .. } => Some(format!("{error}: {source}")),
         _ => None,
     }
 }
@@ -260,7 +269,7 @@ async fn start_drivers(
 
 async fn start_driver(context: &SandboxContext, level: Level, slot: usize) -> Result<(Driver, Ready), PoolError> {
     let policy = context.policy(level, slot);
-    context.prepare_slot(&policy, slot).map_err(PoolError::Workdir)?;
+    context.prepare_slot(&policy, slot).map_err(|source| PoolError::Slot { slot, source })?;
     Driver::start(context, &policy, slot).await.map_err(|source| PoolError::Start { slot, source })
 }
 

@@ -36,6 +36,11 @@ struct Mount<'a> {
     options: Vec<&'a str>,
 }
 
+/// Every mount point in a mountinfo text, in order.
+pub(crate) fn mount_points(mountinfo: &str) -> Vec<PathBuf> {
+    mountinfo.lines().filter_map(|line| line.split(' ').nth(4)).map(|point| PathBuf::from(unescape(point))).collect()
+}
+
 fn mounts(mountinfo: &str) -> Vec<Mount<'_>> {
     mountinfo
         .lines()

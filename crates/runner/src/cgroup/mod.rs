@@ -32,6 +32,7 @@ use serde_json::json;
 use thiserror::Error;
 
 use crate::sandbox::Limits;
+pub(crate) use discover::mount_points;
 use discover::{Hierarchies, Hierarchy};
 
 /// Which interface the groups were made with.

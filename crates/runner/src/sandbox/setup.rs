@@ -162,10 +162,14 @@ fn bind(sys: &mut impl Syscall, bound: &Bind, target: &Path, flags: MsFlags) -> 
         }
         sys.touch(target).map_err(step(format!("cannot create a mount point for {shown}")))?;
     }
-    sys.mount(Some(source), target, None, MsFlags::MS_BIND, None).map_err(step(format!("cannot bind {shown}")))?;
+    // Recursive: in a user namespace the kernel refuses to bind a tree without the
+    // mounts below it (a container's /etc/hosts), which would uncover what they hide.
+    let recursive = MsFlags::MS_BIND | MsFlags::MS_REC;
+    sys.mount(Some(source), target, None, recursive, None).map_err(step(format!("cannot bind {shown}")))?;
     let locked = sys.locked_flags(source).map_err(step(format!("cannot read the mount flags of {shown}")))?;
     sys.mount(None, target, None, MsFlags::MS_BIND | MsFlags::MS_REMOUNT | flags | locked, None)
-        .map_err(step(format!("cannot restrict the mount of {shown}")))
+        .map_err(step(format!("cannot restrict the mount of {shown}")))?;
+    sys.restrict_below(target, flags).map_err(step(format!("cannot restrict the mounts below {shown}")))
 }
 
 /// Below level `full`, the only set-up: the identity to run as, and no way back to
@@ -283,6 +287,13 @@ mod tests {
         let usr_remount = mounts.iter().find(|(s, t, _)| s.is_none() && *t == root.join("usr")).unwrap();
         assert!(usr_remount.2.contains(MsFlags::MS_RDONLY | MsFlags::MS_NOSUID | MsFlags::MS_NODEV));
         assert!(usr_remount.2.contains(MsFlags::MS_NOATIME), "the source's locked flags are kept");
+        // Guards the binds in a container, whose /etc holds mounts of its own
+        // (/etc/hosts): bound with them, as a user namespace requires, and made
+        // read-only below too.
+        let usr_bind = mounts.iter().find(|(s, t, _)| s.is_some() && *t == root.join("usr")).unwrap();
+        assert_eq!(usr_bind.2, MsFlags::MS_BIND | MsFlags::MS_REC);
+        let read_only = MsFlags::MS_RDONLY | MsFlags::MS_NOSUID | MsFlags::MS_NODEV;
+        assert!(sys.calls.contains(&Call::RestrictBelow(root.join("usr"), read_only)), "{:?}", sys.calls);
         let null_remount = mounts.iter().find(|(s, t, _)| s.is_none() && *t == root.join("dev/null")).unwrap();
         assert!(!null_remount.2.contains(MsFlags::MS_NODEV), "device nodes need a mount without nodev");
         assert!(mounts.iter().any(|(s, t, _)| s.as_deref() == Some(Path::new("proc")) && *t == root.join("proc")));
@@ -324,7 +335,7 @@ mod tests {
         );
         let binds: Vec<PathBuf> = mounts(&sys)
             .into_iter()
-            .filter(|(_, _, flags)| *flags == MsFlags::MS_BIND)
+            .filter(|(_, _, flags)| *flags == MsFlags::MS_BIND | MsFlags::MS_REC)
             .map(|(source, _, _)| source.unwrap())
             .collect();
         assert_eq!(binds.len(), 3);

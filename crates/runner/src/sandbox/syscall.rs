@@ -39,6 +39,10 @@ pub trait Syscall {
         flags: MsFlags,
         data: Option<&str>,
     ) -> SysResult<()>;
+    /// Sets `flags` (read-only, nosuid, nodev, noexec) on every mount below `target`: a
+    /// recursive bind brings along what is mounted below its source (a container's
+    /// /etc/hosts), which a remount of the top alone leaves writable.
+    fn restrict_below(&mut self, target: &Path, flags: MsFlags) -> SysResult<()>;
     /// Makes `new_root` the root and detaches the old one.
     fn pivot_root(&mut self, new_root: &Path) -> SysResult<()>;
     /// Sets real, effective and saved user and group ids, with no supplementary groups.
@@ -51,6 +55,37 @@ pub trait Syscall {
 /// The real system calls.
 #[derive(Debug, Default)]
 pub struct LinuxSyscall;
+
+/// `mount_setattr(2)`'s argument, which the libc crate does not define.
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+/// Sets `flags` on `target` and every mount below it at once (Linux 5.12 and later).
+fn mount_setattr_recursive(target: &Path, flags: MsFlags) -> SysResult<()> {
+    const AT_RECURSIVE: libc::c_uint = 0x8000;
+    let pairs =
+        [(MsFlags::MS_RDONLY, 0x1), (MsFlags::MS_NOSUID, 0x2), (MsFlags::MS_NODEV, 0x4), (MsFlags::MS_NOEXEC, 0x8)];
+    let attr_set = pairs.iter().filter(|(flag, _)| flags.contains(*flag)).fold(0, |set, (_, attr)| set | attr);
+    let attr = MountAttr { attr_set, attr_clr: 0, propagation: 0, userns_fd: 0 };
+    let path = std::ffi::CString::new(target.as_os_str().as_encoded_bytes()).map_err(|_| Errno::EINVAL)?;
+    // SAFETY: a valid C string and a mount_attr of the size passed, both alive for the call.
+    let result = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            AT_RECURSIVE,
+            std::ptr::from_ref(&attr),
+            size_of::<MountAttr>(),
+        )
+    };
+    Errno::result(result).map(drop)
+}
 
 fn io_errno(error: std::io::Error) -> Errno {
     error.raw_os_error().map_or(Errno::EIO, Errno::from_raw)
@@ -147,6 +182,28 @@ impl Syscall for LinuxSyscall {
         nix::mount::mount(source, target, fstype, flags, data)
     }
 
+    fn restrict_below(&mut self, target: &Path, flags: MsFlags) -> SysResult<()> {
+        match mount_setattr_recursive(target, flags) {
+            Err(Errno::ENOSYS) => {}
+            done => return done,
+        }
+        // Before Linux 5.12: each mount below, one by one, keeping what it must keep.
+        let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").map_err(io_errno)?;
+        for point in crate::cgroup::mount_points(&mountinfo) {
+            if point != target && point.starts_with(target) {
+                let locked = self.locked_flags(&point)?;
+                nix::mount::mount(
+                    None::<&Path>,
+                    &point,
+                    None::<&str>,
+                    MsFlags::MS_BIND | MsFlags::MS_REMOUNT | flags | locked,
+                    None::<&str>,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
     fn pivot_root(&mut self, new_root: &Path) -> SysResult<()> {
         nix::unistd::chdir(new_root)?;
         nix::unistd::pivot_root(".", ".")?;
@@ -195,6 +252,7 @@ pub enum Call {
     Touch(PathBuf),
     Mount { source: Option<PathBuf>, target: PathBuf, fstype: Option<String>, flags: MsFlags, data: Option<String> },
     PivotRoot(PathBuf),
+    RestrictBelow(PathBuf, MsFlags),
     Pin(PathBuf),
     SetIds(u32, u32),
     NoNewPrivs,
@@ -280,6 +338,12 @@ impl Syscall for RecordingSyscall {
 
     fn locked_flags(&mut self, path: &Path) -> SysResult<MsFlags> {
         Ok(self.locked.iter().find(|(p, _)| p == path).map_or(MsFlags::empty(), |(_, flags)| *flags))
+    }
+
+    fn restrict_below(&mut self, target: &Path, flags: MsFlags) -> SysResult<()> {
+        self.check("restrict_below")?;
+        self.calls.push(Call::RestrictBelow(target.to_owned(), flags));
+        Ok(())
     }
 
     fn mount(
