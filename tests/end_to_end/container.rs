@@ -133,6 +133,18 @@ fn with_the_readme_flags_a_container_gets_full_isolation() {
         assert_bundled_verdicts(&run, &how);
         assert_eq!(run.line("sandbox"), "full", "{how}: {}", run.finished.stdout);
         assert!(run.line("ipc").contains("per sample"), "{how}: {}", run.finished.stdout);
+        // The mounts below a bound directory (Docker's /etc/hosts) come along into the
+        // sandbox: no candidate writes them.
+        let canonical = bundled_samples().into_iter().find(|sample| sample["kind"] == "correct").unwrap();
+        let mut writer = canonical.clone();
+        let completion = canonical["completion"].as_str().unwrap();
+        writer["completion"] =
+            Value::from(format!("{completion}open('/etc/hosts', 'a').write('10.0.0.1 pypi.org\\n')\n"));
+        let run = evaluate_in_container(image, &flags, &[writer], "basic");
+        assert_eq!(run.finished.code, Some(0), "{how}: {}", run.finished.stderr);
+        assert_eq!(run.results[0]["passed"], false, "{how}: /etc/hosts was written: {}", run.results[0]);
+        let detail = run.results[0]["detail"].as_str().unwrap();
+        assert!(detail.contains("Read-only file system") || detail.contains("Permission denied"), "{how}: {detail}");
     }
 }
 
