@@ -11,6 +11,8 @@ import os
 import signal
 import time
 
+from . import confine
+
 _libc = ctypes.CDLL(None, use_errno=True)
 _IPC_RMID, _SHM_STAT, _SHM_INFO = 0, 13, 14
 
@@ -188,6 +190,32 @@ def empty(directory):
                 os.unlink(path)
             except OSError:
                 pass
+
+
+class FreshMounts:
+    """At level full, each sample's /tmp and /dev/shm: a new tmpfs on each for every
+    sample, mounted over the slot's own, and let go once the sample is over. Whatever a
+    sample left there (paths too long to name, directories nested too deep to walk, a
+    full file system) goes with its mount, at once, and no later sample sees it."""
+
+    def __init__(self, points, size):
+        self.points = [point.encode() for point in points]
+        self.options = f"size={size},mode=1777".encode()
+        for point in self.points:
+            confine.mount_tmpfs(point, self.options)
+
+    @staticmethod
+    def possible(scratch_root):
+        """Whether nothing is mounted below the scratch root (an interpreter installed
+        below /tmp is), which a new tmpfs over it would hide."""
+        prefix = scratch_root.rstrip("/") + "/"
+        with open("/proc/self/mountinfo") as mountinfo:
+            return not any(line.split(" ")[4].startswith(prefix) for line in mountinfo)
+
+    def renew(self):
+        for point in self.points:
+            confine.detach(point)
+            confine.mount_tmpfs(point, self.options)
 
 
 def clear_scratch(scratch):

@@ -23,6 +23,9 @@ PR_SET_SECCOMP = 22
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
+MS_NOSUID = 0x2
+MS_NODEV = 0x4
+MNT_DETACH = 0x2
 CLONE_NEWPID = 0x20000000
 CLONE_NEWIPC = 0x08000000
 
@@ -70,6 +73,14 @@ def unshare(flags):
 
 def setns(fd, flags):
     _check(_libc.setns(fd, flags))
+
+
+def mount_tmpfs(target, options):
+    _check(_libc.mount(b"tmpfs", target, b"tmpfs", MS_NOSUID | MS_NODEV, options))
+
+
+def detach(target):
+    _check(_libc.umount2(target, MNT_DETACH))
 
 
 def holds_capabilities():

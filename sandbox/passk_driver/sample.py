@@ -356,7 +356,10 @@ def run(request, context, send):
         send(_message(request, fields, duration, out, err, peak, cpu))
     processes.finish()
     cleanup.kill_strays(spared=context.judge.pid)
-    cleanup.clear_scratch(scratch)
+    if context.fresh_mounts is not None:
+        context.fresh_mounts.renew()
+    else:
+        cleanup.clear_scratch(scratch)
     if context.ipc_namespace_per_sample:
         # The next sample's IPC namespace, made after the verdict is out: what this
         # sample left in its own (SysV shared memory, queues, semaphores, POSIX

@@ -41,6 +41,8 @@ class Context:
         self.own_pid_namespace = _own_pid_namespace() if isolate else None
         self.ipc_namespace_per_sample = self.nested and _fresh_ipc_namespace()
         self.judge = JudgeProcess()
+        # Each sample's own /tmp and /dev/shm, where the level allows (see main).
+        self.fresh_mounts = None
 
     @property
     def nested(self):
@@ -71,6 +73,15 @@ def _fresh_ipc_namespace():
     except OSError:
         return False
     return True
+
+
+def _fresh_mounts(scratch_root, size):
+    """A tmpfs of its own on /tmp and /dev/shm for each sample, if this driver may mount
+    them (level full)."""
+    try:
+        return cleanup.FreshMounts([scratch_root, "/dev/shm"], size)
+    except OSError:
+        return None
 
 
 def _send(fd, message):
@@ -112,17 +123,20 @@ def main(argv):
     for name in WARM_MODULES:
         __import__(name)
     context = Context(scratch_root, signal_filter, requests_fd, isolate, candidate_user, sample_group)
+    # One working directory, made fresh for each sample, so that the variables that
+    # name it are set once here rather than in every child. A driver that died may have
+    # left one behind.
+    cleanup.empty(scratch_root)
+    if "--tmp-bytes" in argv and context.privileged and cleanup.FreshMounts.possible(scratch_root):
+        context.fresh_mounts = _fresh_mounts(scratch_root, int(argv[argv.index("--tmp-bytes") + 1]))
     _send(responses_fd, {
         "ready": True,
+        "fresh_tmp_per_sample": context.fresh_mounts is not None,
         "signal_filter": signal_filter is not None,
         "pid_namespace_per_sample": context.nested,
         "ipc_namespace_per_sample": context.ipc_namespace_per_sample,
         "python": sys.version.split()[0],
     })
-    # One working directory, made fresh for each sample, so that the variables that
-    # name it are set once here rather than in every child. A driver that died may have
-    # left one behind.
-    cleanup.empty(scratch_root)
     os.environ["HOME"] = os.environ["TMPDIR"] = os.path.join(scratch_root, "work")
     sys.argv = [""]
     requests = os.fdopen(requests_fd, "rb")

@@ -764,3 +764,53 @@ fn each_results_line_carries_the_samples_peak_memory_and_cpu_time() {
         assert!(honest["cpu_seconds"].as_f64().unwrap() < 0.2, "{verdicts}: {honest}");
     }
 }
+
+/// Leaves /tmp as hard to clean up as it can: directories nested 1,500 deep whose path
+/// is far longer than PATH_MAX, a file filling most of /tmp, a marker at a fixed path,
+/// and a file in /dev/shm.
+const TMP_LITTERER: &str = r#"import os
+os.mkdir('/tmp/deep')
+fd = os.open('/tmp/deep', os.O_RDONLY)
+for _ in range(1500):
+    os.mkdir('d' * 100, dir_fd=fd)
+    inner = os.open('d' * 100, os.O_RDONLY, dir_fd=fd)
+    os.close(fd)
+    fd = inner
+with open('/tmp/fill', 'wb') as f:
+    for _ in range(60):
+        f.write(b'x' * (3 << 20))
+open('/tmp/left-behind', 'w').close()
+open('/dev/shm/left-behind', 'w').close()
+"#;
+
+/// Passes only in a clean /tmp with room, and with a /dev/shm that multiprocessing's
+/// locks and queues can use.
+const TMP_USER: &str = r#"import os, tempfile, multiprocessing
+assert not os.path.exists('/tmp/left-behind') and not os.path.exists('/tmp/deep'), os.listdir('/tmp')
+assert not os.path.exists('/dev/shm/left-behind')
+with tempfile.TemporaryFile() as f:
+    f.write(b'x' * (150 << 20))
+queue, lock = multiprocessing.Queue(), multiprocessing.Lock()
+with lock:
+    queue.put(1)
+assert queue.get(timeout=10) == 1
+"#;
+
+/// Guards each sample's own /tmp and /dev/shm (level full): what a sample leaves there,
+/// however hard to walk, neither stalls the next sample nor fills its /tmp, and
+/// multiprocessing works.
+#[test]
+fn what_a_sample_leaves_in_tmp_neither_stalls_nor_fills_the_next() {
+    let completions = [format!("{}{TMP_LITTERER}", correct_body()), format!("{}{TMP_USER}", correct_body())];
+    let run = run(
+        &[completions[0].clone(), completions[1].clone(), completions[1].clone()],
+        &["--jobs", "1", "--no-dedup", "--file-size-limit", "512", "--timeout", "20"],
+    );
+    assert!(run.finished.stdout.contains("/tmp and /dev/shm, new for each sample"), "{}", run.finished.stdout);
+    for result in &run.results {
+        assert_eq!(result["passed"], true, "{result}");
+    }
+    for result in &run.results[1..] {
+        assert!(result["duration"].as_f64().unwrap() < 5.0, "not held up by the cleanup: {result}");
+    }
+}

@@ -300,6 +300,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     run.insert("signal_filter".into(), json!(facts.signal_filter));
     run.insert("pid_namespace_per_sample".into(), json!(facts.pid_namespace_per_sample));
     run.insert("ipc_namespace_per_sample".into(), json!(facts.ipc_namespace_per_sample));
+    run.insert("fresh_tmp_per_sample".into(), json!(facts.fresh_tmp_per_sample));
     run.insert("cgroups".into(), accounting.to_json());
     run.insert("sandbox_refused".into(), refused(&isolation));
     let limits: Map<String, Value> = calibrated
@@ -328,8 +329,8 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
             ("sandbox".into(), isolation.level.to_string()),
             ("verdicts".into(), describe_verdicts(options.verdicts, isolation.level, facts)),
             ("ipc".into(), describe_ipc(isolation.level, facts)),
-            ("cgroups".into(), accounting.to_string()),
-            ("limits".into(), describe_limits(&options, isolation.level, &accounting)),
+            ("cgroups".into(), describe_cgroups(isolation.level, &accounting)),
+            ("limits".into(), describe_limits(&options, isolation.level, facts, &accounting)),
         ],
     };
     for warning in report.warnings() {
@@ -578,9 +579,24 @@ fn describe_ipc(level: Level, facts: DriverFacts) -> String {
     }
 }
 
+/// The control groups per sample, and who could undo them: below `uid`, candidates run
+/// as passk's own user, who owns the groups passk made.
+fn describe_cgroups(level: Level, accounting: &passk_runner::cgroup::Accounting) -> String {
+    if accounting.in_force() && matches!(level, Level::Minimal | Level::None) {
+        format!("{accounting} (candidates run as passk's own user, who could change these limits)")
+    } else {
+        accounting.to_string()
+    }
+}
+
 /// The limits in force, and only those: what a level or host does not enforce is named
 /// as missing rather than listed.
-fn describe_limits(options: &EvaluateOptions, level: Level, accounting: &passk_runner::cgroup::Accounting) -> String {
+fn describe_limits(
+    options: &EvaluateOptions,
+    level: Level,
+    facts: DriverFacts,
+    accounting: &passk_runner::cgroup::Accounting,
+) -> String {
     let limits = &options.limits;
     let time = match options.calibrate {
         Some(factor) => format!("{} s + {factor} x the canonical solution's time", options.timeout.as_secs_f64()),
@@ -597,7 +613,13 @@ fn describe_limits(options: &EvaluateOptions, level: Level, accounting: &passk_r
     } else {
         "no process limit".to_owned()
     };
-    let tmp = if level == Level::Full { format!("{} MiB /tmp", limits.tmp_mib) } else { "the host's /tmp".to_owned() };
+    let tmp = if facts.fresh_tmp_per_sample {
+        format!("{} MiB /tmp and /dev/shm, new for each sample", limits.tmp_mib)
+    } else if level == Level::Full {
+        format!("{} MiB /tmp per worker", limits.tmp_mib)
+    } else {
+        "the host's /tmp".to_owned()
+    };
     format!(
         "{time}, {memory}, {processes}, {} CPU s, {} MiB files, {} open files, {tmp}",
         limits.cpu_seconds, limits.file_size_mib, limits.open_files

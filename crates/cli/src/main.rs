@@ -172,7 +172,7 @@ struct RunnerArgs {
     /// Descriptors a candidate may hold open.
     #[arg(long, value_name = "N", default_value_t = Limits::default().open_files, value_parser = clap::value_parser!(u64).range(16..))]
     open_files: u64,
-    /// Size of each worker slot's private /tmp, in MiB.
+    /// Size of each sample's own /tmp, and of its /dev/shm, in MiB (level full).
     #[arg(long, value_name = "MIB", default_value_t = Limits::default().tmp_mib, value_parser = clap::value_parser!(u64).range(1..))]
     tmp_size: u64,
     /// The Python interpreter, resolved once to its real executable.

@@ -65,6 +65,8 @@ pub(crate) struct Ready {
     pub(crate) pid_namespace_per_sample: bool,
     /// Whether each sample gets an IPC namespace of its own.
     pub(crate) ipc_namespace_per_sample: bool,
+    /// Whether each sample gets a new /tmp and /dev/shm of its own.
+    pub(crate) fresh_tmp_per_sample: bool,
 }
 
 /// Per-candidate limits sent with every request.

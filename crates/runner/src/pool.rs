@@ -45,6 +45,8 @@ pub struct DriverFacts {
     pub pid_namespace_per_sample: bool,
     /// Each sample gets an IPC namespace of its own (SysV objects, POSIX queues).
     pub ipc_namespace_per_sample: bool,
+    /// Each sample gets a new /tmp and /dev/shm of its own (tmpfs mounts).
+    pub fresh_tmp_per_sample: bool,
 }
 
 /// One candidate to run, with whatever the caller needs to match the verdict to it.
@@ -243,7 +245,12 @@ async fn start_drivers(
         starting.spawn(async move { start_driver(&context, level, slot).await });
     }
     let mut drivers = Vec::with_capacity(jobs);
-    let mut facts = DriverFacts { signal_filter: true, pid_namespace_per_sample: true, ipc_namespace_per_sample: true };
+    let mut facts = DriverFacts {
+        signal_filter: true,
+        pid_namespace_per_sample: true,
+        ipc_namespace_per_sample: true,
+        fresh_tmp_per_sample: true,
+    };
     let mut failure = None;
     while let Some(joined) = starting.join_next().await {
         match joined.expect("starting a driver does not panic") {
@@ -251,6 +258,7 @@ async fn start_drivers(
                 facts.signal_filter &= ready.signal_filter;
                 facts.pid_namespace_per_sample &= ready.pid_namespace_per_sample;
                 facts.ipc_namespace_per_sample &= ready.ipc_namespace_per_sample;
+                facts.fresh_tmp_per_sample &= ready.fresh_tmp_per_sample;
                 drivers.push(driver);
             }
             Err(error) => failure = Some(error),

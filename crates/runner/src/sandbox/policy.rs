@@ -24,7 +24,7 @@ pub struct Limits {
     pub file_size_mib: u64,
     /// Open descriptors.
     pub open_files: u64,
-    /// The private /tmp of each worker slot, in MiB.
+    /// Each sample's own /tmp and /dev/shm at level `full`, in MiB.
     pub tmp_mib: u64,
 }
 
@@ -148,6 +148,9 @@ impl HelperPolicy {
         let mut command = vec![interpreter, "-I".into(), "-c".into(), BOOT.into(), driver, scratch];
         if self.mapped_ids.is_some() {
             command.extend(["--candidate-user".into(), CANDIDATE_ID_INSIDE.to_string()]);
+        }
+        if self.level == Level::Full {
+            command.extend(["--tmp-bytes".into(), self.tmp_bytes.to_string()]);
         }
         if self.level == Level::None {
             command.push("--no-isolation".into());

@@ -134,6 +134,10 @@ fn build_root(policy: &HelperPolicy, binds: &[Bind], sys: &mut impl Syscall) -> 
         bind(sys, bound, &inside(root, &bound.path), flags)?;
     }
 
+    // Where the driver mounts each sample's own /dev/shm (POSIX shared memory and
+    // semaphores, which multiprocessing needs).
+    sys.mkdir_all(&inside(root, Path::new("/dev/shm"))).map_err(step("cannot create /dev/shm"))?;
+
     let proc = inside(root, Path::new("/proc"));
     sys.mkdir_all(&proc).map_err(step("cannot create /proc"))?;
     sys.mount(Some(Path::new("proc")), &proc, Some("proc"), hardened | MsFlags::MS_NOEXEC, None)
