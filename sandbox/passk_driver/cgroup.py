@@ -51,18 +51,25 @@ class SampleGroup:
     def figures(self):
         """The sample's peak memory in bytes (None where it cannot be told), its CPU
         seconds (None where not accounted), and whether the kernel killed any of its
-        processes for want of memory."""
+        processes for want of memory. Read once every process of the sample has SIGKILL
+        pending, so none of them runs again: the next sample counts from here."""
         peak = int(_read(self.peak_fd)) if self.peak_per_sample else None
-        cpu = self._cpu()
-        cpu = None if cpu is None else round(cpu - self.cpu_base, 6)
-        return peak, cpu, self._oom_kills() > self.oom_base
+        cpu, self.cpu_base = self._difference(self._cpu(), self.cpu_base)
+        oom_kills = self._oom_kills()
+        killed, self.oom_base = oom_kills > self.oom_base, oom_kills
+        return peak, cpu, killed
 
     def settle(self):
-        """After the sample's processes are gone: the next sample counts from here."""
+        """After the sample's processes are gone, and what they held with them: the
+        next sample's peak counts from here."""
         if self.peak_per_sample:
             self._reset_peak()
-        self.cpu_base = self._cpu()
-        self.oom_base = self._oom_kills()
+
+    @staticmethod
+    def _difference(now, base):
+        if now is None:
+            return None, None
+        return round(now - base, 6), now
 
     def _reset_peak(self):
         # v1 sets the mark to the current usage on any write; v2 (6.12 and later) does

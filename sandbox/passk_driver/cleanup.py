@@ -193,10 +193,11 @@ def empty(directory):
 
 
 class FreshMounts:
-    """At level full, each sample's /tmp and /dev/shm: a new tmpfs on each for every
-    sample, mounted over the slot's own, and let go once the sample is over. Whatever a
-    sample left there (paths too long to name, directories nested too deep to walk, a
-    full file system) goes with its mount, at once, and no later sample sees it."""
+    """At level full, each sample's /tmp and /dev/shm: tmpfs mounts over the slot's
+    own, let go of after any sample that left something there, and replaced by new
+    ones. Whatever a sample left (paths too long to name, directories nested too deep
+    to walk, a full file system) goes with its mount, at once, and no later sample sees
+    it."""
 
     def __init__(self, points, size):
         self.points = [point.encode() for point in points]
@@ -212,10 +213,18 @@ class FreshMounts:
         with open("/proc/self/mountinfo") as mountinfo:
             return not any(line.split(" ")[4].startswith(prefix) for line in mountinfo)
 
-    def renew(self):
+    def renew(self, scratch):
+        """After a sample: a new mount wherever the sample left anything. An empty
+        tmpfs is as good as a new one, and most samples leave only their empty working
+        directory, which is cheaper to remove than a mount is to replace."""
+        try:
+            os.rmdir(scratch)
+        except OSError:
+            pass
         for point in self.points:
-            confine.detach(point)
-            confine.mount_tmpfs(point, self.options)
+            if os.listdir(point):
+                confine.detach(point)
+                confine.mount_tmpfs(point, self.options)
 
 
 def clear_scratch(scratch):

@@ -357,7 +357,7 @@ def run(request, context, send):
     processes.finish()
     cleanup.kill_strays(spared=context.judge.pid)
     if context.fresh_mounts is not None:
-        context.fresh_mounts.renew()
+        context.fresh_mounts.renew(scratch)
     else:
         cleanup.clear_scratch(scratch)
     if context.ipc_namespace_per_sample:
