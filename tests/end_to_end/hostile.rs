@@ -3,8 +3,8 @@
 //! harness finished its run.
 
 use passk_tests::{
-    as_unprivileged_user, finish, finish_measuring_memory, machine_to_myself, passk, processes_marked, read_jsonl,
-    repo_root, unique_marker, write_jsonl, Finished, EVERY_ATTEMPT_FAILS,
+    as_unprivileged_user, finish, finish_measuring_memory, humaneval_dir, humaneval_problems, machine_to_myself, passk,
+    processes_marked, read_jsonl, repo_root, unique_marker, write_jsonl, Finished, EVERY_ATTEMPT_FAILS,
 };
 use serde_json::{json, Value};
 
@@ -813,4 +813,55 @@ fn what_a_sample_leaves_in_tmp_neither_stalls_nor_fills_the_next() {
     for result in &run.results[1..] {
         assert!(result["duration"].as_f64().unwrap() < 5.0, "not held up by the cleanup: {result}");
     }
+}
+
+/// Forks eight processes that each start a session of their own and spin, and spins
+/// itself: a hog that escapes any share given per session.
+const SETSID_HOG: &str =
+    "import os\nfor _ in range(8):\n    if os.fork() == 0:\n        os.setsid()\n        while True:\n            pass\nwhile True:\n    pass\n";
+
+/// Guards the equal CPU weight of every worker: beside two hogs that spread over new
+/// sessions, on a machine busy with other work, honest samples in the other worker keep
+/// their share and none times out. (Given a share per session instead, such hogs took
+/// most of the machine, and honest samples beside them ran past this limit.)
+#[test]
+fn hogs_that_start_sessions_take_no_more_than_their_workers_share() {
+    let _machine = machine_to_myself();
+    let problem = humaneval_problems().into_iter().find(|p| p["task_id"] == "HumanEval/75").unwrap();
+    let canonical = problem["canonical_solution"].as_str().unwrap();
+    let hog = json!({"task_id": "HumanEval/75", "completion": format!("{canonical}{SETSID_HOG}")});
+    let honest = |n: usize| json!({"task_id": "HumanEval/75", "completion": format!("{canonical}# {n}\n")});
+    let mut samples = vec![hog.clone()];
+    samples.extend((0..20).map(honest));
+    samples.push(hog);
+    samples.extend((20..40).map(honest));
+    let dir = tempfile::tempdir().unwrap();
+    write_jsonl(&dir.path().join("samples.jsonl"), &samples);
+    let mut load: Vec<std::process::Child> = (0..2)
+        .map(|_| std::process::Command::new("python3").args(["-c", "while True: pass"]).spawn().unwrap())
+        .collect();
+    let mut command = passk(["evaluate"]);
+    command
+        .arg(dir.path().join("samples.jsonl"))
+        .arg("--problems")
+        .arg(humaneval_dir().join("HumanEval.jsonl.gz"))
+        .args(["--jobs", "2", "--no-dedup", "--k", "1", "--timeout", "1.5", "--results"])
+        .arg(dir.path().join("results.jsonl"));
+    let finished = finish(&mut command);
+    for process in &mut load {
+        process.kill().unwrap();
+        process.wait().unwrap();
+    }
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    if !finished.stdout.contains("an equal CPU share per worker") {
+        // SAFETY: geteuid has no preconditions.
+        assert_ne!(unsafe { libc::geteuid() }, 0, "root gets a CPU weight per worker: {}", finished.stdout);
+        return;
+    }
+    let results = read_jsonl(&dir.path().join("results.jsonl"));
+    let (hogs, honest): (Vec<&Value>, Vec<&Value>) =
+        results.iter().partition(|r| r["completion"].as_str().unwrap().contains("setsid"));
+    assert!(hogs.iter().all(|r| status(r) == "timeout"), "{hogs:?}");
+    let flipped: Vec<&&Value> = honest.iter().filter(|r| r["passed"] != true).collect();
+    assert!(flipped.is_empty(), "honest samples beside the hogs: {flipped:#?}");
 }

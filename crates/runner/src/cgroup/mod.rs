@@ -257,6 +257,10 @@ impl RunGroups {
         }
         let run = self.make_run(&unified.own, name)?;
         write(&run.join("cgroup.subtree_control"), &enable)?;
+        if available.contains(&"cpu") {
+            // The run weighs as much as its workers would alone (see build_v1).
+            write(&run.join("cpu.weight"), &(100 * slots).clamp(1, 10_000).to_string())?;
+        }
         for slot in 0..slots {
             let slot_dir = self.make(&run.join(format!("slot-{slot}")))?;
             write(&slot_dir.join("cgroup.subtree_control"), &enable)?;
@@ -305,6 +309,13 @@ impl RunGroups {
         }
         let runs: Vec<PathBuf> =
             slot_level.iter().map(|hierarchy| self.make_run(&hierarchy.own, name)).collect::<Result<_, _>>()?;
+        for (hierarchy, run) in slot_level.iter().zip(&runs) {
+            if hierarchy.controllers.iter().any(|c| c == "cpu") {
+                // The whole run weighs as much as its workers would apart, so that
+                // grouping them costs it no share of a busy machine.
+                write(&run.join("cpu.shares"), &(1024 * slots.max(1)).to_string())?;
+            }
+        }
         for slot in 0..slots {
             let mut enter = Vec::new();
             let mut sample_dirs = Vec::new();
@@ -534,6 +545,7 @@ mod tests {
         assert_eq!(read(&slot.join("cgroup.subtree_control")), "+memory +pids +cpu");
         assert_eq!(read(&slot.join("sample/memory.max")), (512u64 << 20).to_string());
         assert_eq!(read(&slot.join("sample/pids.max")), "32");
+        assert_eq!(read(&root.path().join("passk-1-0/cpu.weight")), "200", "two slots weigh as two");
         assert_eq!(groups.slots.len(), 2);
         assert_eq!(groups.slots[1].enter, [slot.join("driver/cgroup.procs")]);
         assert_eq!(groups.slots[1].sample, [slot.join("sample/cgroup.procs")]);
@@ -573,6 +585,7 @@ mod tests {
         assert_eq!(read(&slot("memory").join("sample/memory.limit_in_bytes")), (512u64 << 20).to_string());
         assert_eq!(read(&slot("pids").join("sample/pids.max")), "32");
         assert_eq!(read(&slot("cpu").join("cpu.shares")), "1024");
+        assert_eq!(read(&root.path().join("cpu/run/cpu.shares")), "1024", "one slot weighs as one");
         let groups = &groups.slots[0];
         let procs = |name: &str, below: &str| slot(name).join(below).join("cgroup.procs");
         assert_eq!(groups.enter, [procs("memory", ""), procs("pids", ""), procs("cpu", "")]);
