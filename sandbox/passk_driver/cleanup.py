@@ -9,6 +9,7 @@ After every verdict the driver kills them all, and empties the scratch directory
 import ctypes
 import os
 import signal
+import stat
 import time
 
 from . import confine
@@ -167,29 +168,69 @@ def remove_shared_memory():
             _libc.shmctl(segment, _IPC_RMID, None)
 
 
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _clear_files(fd, device):
+    """Unlinks every entry of the directory `fd` but its subdirectories, and returns the
+    names of those not mounted from elsewhere."""
+    subdirectories = []
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            try:
+                status = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(status.st_mode):
+                if status.st_dev == device:
+                    subdirectories.append(entry.name)
+                continue
+            try:
+                os.unlink(entry.name, dir_fd=fd)
+            except OSError:
+                pass
+    return subdirectories
+
+
 def empty(directory):
     """Removes everything in `directory` that a candidate may have made, whatever it did
     to the permissions, and leaves alone what is mounted there (an interpreter
-    installed below /tmp is bound read-only into the sandbox's /tmp)."""
-    for entry in os.listdir(directory):
-        path = os.path.join(directory, entry)
-        if os.path.ismount(path):
+    installed below /tmp is bound read-only into the sandbox's /tmp).
+
+    Every step is relative to a descriptor of the directory it is in, and one
+    descriptor is open at a time, so neither a path longer than PATH_MAX nor nesting
+    deeper than the interpreter's recursion or the open-file limit stops it."""
+    fd = os.open(directory, _DIRECTORY)
+    device = os.fstat(fd).st_dev
+    # The way down: each directory's name in its parent, and its subdirectories left.
+    path = [(None, _clear_files(fd, device))]
+    while True:
+        name, left = path[-1]
+        if left:
+            below = left.pop()
+            try:
+                os.chmod(below, 0o700, dir_fd=fd)
+            except OSError:
+                pass
+            try:
+                inner = os.open(below, _DIRECTORY, dir_fd=fd)
+            except OSError:
+                continue
+            os.close(fd)
+            fd = inner
+            path.append((below, _clear_files(fd, device)))
             continue
-        if os.path.isdir(path) and not os.path.islink(path):
-            try:
-                os.chmod(path, 0o700)
-            except OSError:
-                pass
-            empty(path)
-            try:
-                os.rmdir(path)
-            except OSError:
-                pass
-        else:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
+        path.pop()
+        if not path:
+            os.close(fd)
+            return
+        parent = os.open("..", _DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = parent
+        try:
+            os.rmdir(name, dir_fd=fd)
+        except OSError:
+            pass
 
 
 class FreshMounts:

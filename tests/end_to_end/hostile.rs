@@ -865,3 +865,40 @@ fn hogs_that_start_sessions_take_no_more_than_their_workers_share() {
     let flipped: Vec<&&Value> = honest.iter().filter(|r| r["passed"] != true).collect();
     assert!(flipped.is_empty(), "honest samples beside the hogs: {flipped:#?}");
 }
+
+/// `TMP_LITTERER`'s nesting, in the sample's own working directory, which is all of its
+/// scratch space below level full.
+const SCRATCH_LITTERER: &str = r#"import os
+os.mkdir('deep')
+fd = os.open('deep', os.O_RDONLY)
+for _ in range(1500):
+    os.mkdir('d' * 100, dir_fd=fd)
+    inner = os.open('d' * 100, os.O_RDONLY, dir_fd=fd)
+    os.close(fd)
+    fd = inner
+os.close(os.open('file', os.O_CREAT | os.O_WRONLY, 0o600, dir_fd=fd))
+os.chmod('deep', 0)
+"#;
+
+/// Guards the emptying of the scratch directory where no mount of its own can be made
+/// (below level full): directories nested 1,500 deep, a path far beyond PATH_MAX, one
+/// made unreadable, are removed at once, and the next sample starts clean.
+#[test]
+fn a_scratch_directory_too_deep_to_name_is_emptied_below_level_full() {
+    let completions = [
+        format!("{}{SCRATCH_LITTERER}", correct_body()),
+        format!("{}assert not __import__('os').listdir()\n", correct_body()),
+    ];
+    let run = run_with(&[completions[0].clone(), completions[1].clone(), completions[1].clone()], |command| {
+        command.args(["--jobs", "1", "--no-dedup", "--timeout", "20"]);
+        let passk_command =
+            std::mem::replace(command, std::process::Command::new(repo_root().join("tests/support/refuse-namespaces")));
+        command.arg(passk_command.get_program()).args(passk_command.get_args());
+        as_unprivileged_user(command);
+    });
+    assert!(run.finished.stdout.contains("sandbox       minimal"), "{}", run.finished.stdout);
+    for result in &run.results {
+        assert_eq!(result["passed"], true, "{result}");
+        assert!(result["duration"].as_f64().unwrap() < 5.0, "not held up by the cleanup: {result}");
+    }
+}
