@@ -247,8 +247,10 @@ fn endless_output_is_stopped_at_the_limit_and_the_harness_stays_small() {
 
 /// Passes only if every attempt to signal a process outside its own tree failed.
 /// `VICTIM` is the pid of a host process the test started.
-const SIGNALLER: &str = r#"import os, signal, subprocess
+const SIGNALLER: &str = r#"import fcntl, os, signal, subprocess
 victim = VICTIM
+# A descriptor whose I/O signals would go to the victim, as the signal of our choosing.
+pipe, _ = os.pipe()
 # Outside a pid namespace of its own, a candidate's parent is the driver; inside one
 # (judge mode at level full), the parent cannot be named and the namespace's init is
 # the judge.
@@ -258,6 +260,8 @@ attempts = [
     lambda: os.kill(victim, signal.SIGKILL),
     lambda: os.kill(victim, signal.SIGTERM),
     lambda: os.killpg(victim, signal.SIGKILL),
+    lambda: fcntl.fcntl(pipe, fcntl.F_SETOWN, victim),
+    lambda: fcntl.fcntl(pipe, 10, signal.SIGKILL),  # F_SETSIG
 ]
 failed = 0
 for attempt in attempts:
