@@ -769,18 +769,20 @@ fn each_results_line_carries_the_samples_peak_memory_and_cpu_time() {
     }
 }
 
-/// Leaves /tmp as hard to clean up as it can: directories nested 1,500 deep whose path
-/// is far longer than PATH_MAX, a file filling most of /tmp, a marker at a fixed path,
-/// and a file in /dev/shm.
-const TMP_LITTERER: &str = r#"import os
-os.mkdir('/tmp/deep')
-fd = os.open('/tmp/deep', os.O_RDONLY)
-for _ in range(1500):
-    os.mkdir('d' * 100, dir_fd=fd)
-    inner = os.open('d' * 100, os.O_RDONLY, dir_fd=fd)
-    os.close(fd)
-    fd = inner
-with open('/tmp/fill', 'wb') as f:
+/// Python that nests directories 1,500 deep below a new directory `top`, each name 100
+/// characters long, so that the deepest path is far longer than PATH_MAX; `fd` is left
+/// open on the deepest.
+fn nested_below(top: &str) -> String {
+    format!(
+        "import os\nos.mkdir('{top}')\nfd = os.open('{top}', os.O_RDONLY)\nfor _ in range(1500):\n    \
+         os.mkdir('d' * 100, dir_fd=fd)\n    inner = os.open('d' * 100, os.O_RDONLY, dir_fd=fd)\n    \
+         os.close(fd)\n    fd = inner\n"
+    )
+}
+
+/// Leaves /tmp as hard to clean up as it can: directories nested too deep to name, a
+/// file filling most of /tmp, a marker at a fixed path, and a file in /dev/shm.
+const TMP_LITTERER: &str = r#"with open('/tmp/fill', 'wb') as f:
     for _ in range(60):
         f.write(b'x' * (3 << 20))
 open('/tmp/left-behind', 'w').close()
@@ -805,7 +807,10 @@ assert queue.get(timeout=10) == 1
 /// multiprocessing works.
 #[test]
 fn what_a_sample_leaves_in_tmp_neither_stalls_nor_fills_the_next() {
-    let completions = [format!("{}{TMP_LITTERER}", correct_body()), format!("{}{TMP_USER}", correct_body())];
+    let completions = [
+        format!("{}{}{TMP_LITTERER}", correct_body(), nested_below("/tmp/deep")),
+        format!("{}{TMP_USER}", correct_body()),
+    ];
     let run = run(
         &[completions[0].clone(), completions[1].clone(), completions[1].clone()],
         &["--jobs", "1", "--no-dedup", "--file-size-limit", "512", "--timeout", "20"],
@@ -870,17 +875,9 @@ fn hogs_that_start_sessions_take_no_more_than_their_workers_share() {
     assert!(flipped.is_empty(), "honest samples beside the hogs: {flipped:#?}");
 }
 
-/// `TMP_LITTERER`'s nesting, in the sample's own working directory, which is all of its
-/// scratch space below level full.
-const SCRATCH_LITTERER: &str = r#"import os
-os.mkdir('deep')
-fd = os.open('deep', os.O_RDONLY)
-for _ in range(1500):
-    os.mkdir('d' * 100, dir_fd=fd)
-    inner = os.open('d' * 100, os.O_RDONLY, dir_fd=fd)
-    os.close(fd)
-    fd = inner
-os.close(os.open('file', os.O_CREAT | os.O_WRONLY, 0o600, dir_fd=fd))
+/// After `nested_below("deep")` in the sample's own working directory, which is all of
+/// its scratch space below level full: a file at the bottom, and the top made unreadable.
+const SCRATCH_LITTERER: &str = r#"os.close(os.open('file', os.O_CREAT | os.O_WRONLY, 0o600, dir_fd=fd))
 os.chmod('deep', 0)
 "#;
 
@@ -890,7 +887,7 @@ os.chmod('deep', 0)
 #[test]
 fn a_scratch_directory_too_deep_to_name_is_emptied_below_level_full() {
     let completions = [
-        format!("{}{SCRATCH_LITTERER}", correct_body()),
+        format!("{}{}{SCRATCH_LITTERER}", correct_body(), nested_below("deep")),
         format!("{}assert not __import__('os').listdir()\n", correct_body()),
     ];
     let run = run_with(&[completions[0].clone(), completions[1].clone(), completions[1].clone()], |command| {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
+use passk_runner::cgroup::Accounting;
 use passk_runner::{
     CancellationToken, DriverFacts, Interpreter, Isolation, Job, Level, Limits, Pool, PoolOptions, Program,
     SandboxMode, Status, Verdict, VerdictMode,
@@ -581,7 +582,7 @@ fn describe_ipc(level: Level, facts: DriverFacts) -> String {
 
 /// The control groups per sample, and who could undo them: below `uid`, candidates run
 /// as passk's own user, who owns the groups passk made.
-fn describe_cgroups(level: Level, accounting: &passk_runner::cgroup::Accounting) -> String {
+fn describe_cgroups(level: Level, accounting: &Accounting) -> String {
     if accounting.in_force() && matches!(level, Level::Minimal | Level::None) {
         format!("{accounting} (candidates run as passk's own user, who could change these limits)")
     } else {
@@ -591,12 +592,7 @@ fn describe_cgroups(level: Level, accounting: &passk_runner::cgroup::Accounting)
 
 /// The limits in force, and only those: what a level or host does not enforce is named
 /// as missing rather than listed.
-fn describe_limits(
-    options: &EvaluateOptions,
-    level: Level,
-    facts: DriverFacts,
-    accounting: &passk_runner::cgroup::Accounting,
-) -> String {
+fn describe_limits(options: &EvaluateOptions, level: Level, facts: DriverFacts, accounting: &Accounting) -> String {
     let limits = &options.limits;
     let time = match options.calibrate {
         Some(factor) => format!("{} s + {factor} x the canonical solution's time", options.timeout.as_secs_f64()),

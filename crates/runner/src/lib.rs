@@ -23,6 +23,7 @@
 pub mod cgroup;
 mod driver;
 mod interpreter;
+mod mountinfo;
 mod pool;
 mod process;
 mod program;

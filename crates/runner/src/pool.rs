@@ -113,7 +113,7 @@ impl Pool {
                 (None, Accounting::Unavailable(reason))
             }
         };
-        let slot_groups = (0..options.jobs).map_while(|slot| cgroups.as_ref()?.slot(slot).cloned()).collect();
+        let slot_groups = cgroups.as_ref().map(|groups| groups.slots().to_vec()).unwrap_or_default();
         let context = Arc::new(SandboxContext {
             helper: options.helper.clone(),
             interpreter: options.interpreter.executable.clone(),

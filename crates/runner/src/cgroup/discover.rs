@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::mountinfo;
+
 /// A mounted hierarchy and this process's group in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Hierarchy {
@@ -27,67 +29,11 @@ impl Hierarchies {
     }
 }
 
-/// A cgroup file system mount: its point, the path in the hierarchy it shows, and its
-/// options.
-struct Mount<'a> {
-    point: PathBuf,
-    root: &'a str,
-    unified: bool,
-    options: Vec<&'a str>,
-}
-
-/// Every mount point in a mountinfo text, in order.
-pub(crate) fn mount_points(mountinfo: &str) -> Vec<PathBuf> {
-    mountinfo.lines().filter_map(|line| line.split(' ').nth(4)).map(|point| PathBuf::from(unescape(point))).collect()
-}
-
-fn mounts(mountinfo: &str) -> Vec<Mount<'_>> {
-    mountinfo
-        .lines()
-        .filter_map(|line| {
-            // "id parent major:minor root point options [optional...] - type source super"
-            let (before, after) = line.split_once(" - ")?;
-            let fields: Vec<&str> = before.split(' ').collect();
-            let mut after = after.split(' ');
-            let kind = after.next()?;
-            let options = after.nth(1).unwrap_or_default().split(',').collect();
-            let unified = match kind {
-                "cgroup2" => true,
-                "cgroup" => false,
-                _ => return None,
-            };
-            Some(Mount { point: PathBuf::from(unescape(fields.get(4)?)), root: fields.get(3)?, unified, options })
-        })
-        .collect()
-}
-
-/// mountinfo escapes spaces, tabs, newlines and backslashes as octal.
-fn unescape(field: &str) -> String {
-    let mut out = String::with_capacity(field.len());
-    let mut rest = field;
-    while let Some(at) = rest.find('\\') {
-        out.push_str(&rest[..at]);
-        let code = rest.get(at + 1..at + 4).and_then(|digits| u8::from_str_radix(digits, 8).ok());
-        match code {
-            Some(byte) => {
-                out.push(char::from(byte));
-                rest = &rest[at + 4..];
-            }
-            None => {
-                out.push('\\');
-                rest = &rest[at + 1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 /// This process's groups, from the contents of `/proc/self/cgroup` and
 /// `/proc/self/mountinfo`. A hierarchy mounted in several places is taken at the first
 /// mount that shows this process's group.
 pub(crate) fn hierarchies(proc_cgroup: &str, mountinfo: &str) -> Hierarchies {
-    let mounts = mounts(mountinfo);
+    let mounts = mountinfo::mounts(mountinfo);
     let mut found = Hierarchies::default();
     for line in proc_cgroup.lines() {
         let mut fields = line.splitn(3, ':');
@@ -102,9 +48,9 @@ pub(crate) fn hierarchies(proc_cgroup: &str, mountinfo: &str) -> Hierarchies {
             .collect();
         let own = mounts.iter().find_map(|mount| {
             let matches = if unified {
-                mount.unified
+                mount.kind == "cgroup2"
             } else {
-                !mount.unified && controllers.iter().all(|c| mount.options.contains(&c.as_str()))
+                mount.kind == "cgroup" && controllers.iter().all(|c| mount.options.contains(&c.as_str()))
             };
             if !matches {
                 return None;

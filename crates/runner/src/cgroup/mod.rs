@@ -32,7 +32,6 @@ use serde_json::json;
 use thiserror::Error;
 
 use crate::sandbox::Limits;
-pub(crate) use discover::mount_points;
 use discover::{Hierarchies, Hierarchy};
 
 /// Which interface the groups were made with.
@@ -201,8 +200,9 @@ impl RunGroups {
         Ok(groups)
     }
 
-    pub fn slot(&self, slot: usize) -> Option<&SlotGroups> {
-        self.slots.get(slot)
+    /// Each slot's groups, by slot.
+    pub fn slots(&self) -> &[SlotGroups] {
+        &self.slots
     }
 
     pub fn accounting(&self) -> &Accounting {

@@ -189,16 +189,10 @@ impl Syscall for LinuxSyscall {
         }
         // Before Linux 5.12: each mount below, one by one, keeping what it must keep.
         let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").map_err(io_errno)?;
-        for point in crate::cgroup::mount_points(&mountinfo) {
-            if point != target && point.starts_with(target) {
-                let locked = self.locked_flags(&point)?;
-                nix::mount::mount(
-                    None::<&Path>,
-                    &point,
-                    None::<&str>,
-                    MsFlags::MS_BIND | MsFlags::MS_REMOUNT | flags | locked,
-                    None::<&str>,
-                )?;
+        for mount in crate::mountinfo::mounts(&mountinfo) {
+            if mount.point != target && mount.point.starts_with(target) {
+                let locked = self.locked_flags(&mount.point)?;
+                self.mount(None, &mount.point, None, MsFlags::MS_BIND | MsFlags::MS_REMOUNT | flags | locked, None)?;
             }
         }
         Ok(())
