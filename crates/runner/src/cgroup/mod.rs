@@ -166,6 +166,14 @@ pub struct RunGroups {
     locks: Vec<std::fs::File>,
 }
 
+/// What `build` made: with which interface, and whether it weighed the workers equally
+/// (the cpu controller is there to do it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Built {
+    version: Version,
+    cpu_weight: bool,
+}
+
 /// Runs in one process (a retry starts another pool) get groups of their own.
 static RUNS: AtomicUsize = AtomicUsize::new(0);
 
@@ -182,7 +190,7 @@ impl RunGroups {
             made: Vec::new(),
             locks: Vec::new(),
         };
-        let version = groups.build(&hierarchies, &name, slots, limits)?;
+        let Built { version, cpu_weight } = groups.build(&hierarchies, &name, slots, limits)?;
         let first = groups.slots.first().cloned();
         if let Some(first) = first {
             for path in first.enter.iter().chain(&first.sample) {
@@ -191,10 +199,10 @@ impl RunGroups {
             groups.accounting = Accounting::Groups {
                 version,
                 memory_mib: limits.memory_mib,
-                swap_off: groups.swap_off(&first),
+                swap_off: swap_off(&first),
                 processes: limits.processes,
                 cpu_time: first.cpu.is_some(),
-                cpu_weight: version == Version::V2 || hierarchies.legacy_with("cpu").is_some(),
+                cpu_weight,
             };
         }
         Ok(groups)
@@ -215,13 +223,13 @@ impl RunGroups {
         name: &str,
         slots: usize,
         limits: &Limits,
-    ) -> Result<Version, CgroupError> {
+    ) -> Result<Built, CgroupError> {
         if let Some(unified) = &hierarchies.unified {
             let available = std::fs::read_to_string(unified.own.join("cgroup.controllers")).unwrap_or_default();
             let available: Vec<&str> = available.split_whitespace().collect();
             if available.contains(&"memory") && available.contains(&"pids") {
                 self.build_v2(unified, &available, name, slots, limits)?;
-                return Ok(Version::V2);
+                return Ok(Built { version: Version::V2, cpu_weight: available.contains(&"cpu") });
             }
         }
         let (Some(memory), Some(pids)) = (hierarchies.legacy_with("memory"), hierarchies.legacy_with("pids")) else {
@@ -233,7 +241,7 @@ impl RunGroups {
             });
         };
         self.build_v1(hierarchies, memory, pids, name, slots, limits)?;
-        Ok(Version::V1)
+        Ok(Built { version: Version::V1, cpu_weight: hierarchies.legacy_with("cpu").is_some() })
     }
 
     fn build_v2(
@@ -354,15 +362,6 @@ impl RunGroups {
         Ok(())
     }
 
-    fn swap_off(&self, slot: &SlotGroups) -> bool {
-        let dir = slot.peak.parent().unwrap_or(Path::new("/"));
-        match slot.version {
-            // Without swap accounting, swap is off only where the machine has none.
-            Version::V1 => dir.join("memory.memsw.limit_in_bytes").exists() || no_swap(),
-            Version::V2 => dir.join("memory.swap.max").exists() || no_swap(),
-        }
-    }
-
     /// The run's directory below `parent`, locked, after removing what earlier runs
     /// left there.
     fn make_run(&mut self, parent: &Path, name: &str) -> Result<PathBuf, CgroupError> {
@@ -428,6 +427,16 @@ fn remove_tree(dir: &Path) {
     }
     if let Err(error) = std::fs::remove_dir(dir) {
         tracing::debug!("cannot remove {}: {error}", dir.display());
+    }
+}
+
+/// Whether the sample group has no swap: a limit on it, or none on the machine.
+fn swap_off(slot: &SlotGroups) -> bool {
+    let dir = slot.peak.parent().unwrap_or(Path::new("/"));
+    match slot.version {
+        // Without swap accounting, swap is off only where the machine has none.
+        Version::V1 => dir.join("memory.memsw.limit_in_bytes").exists() || no_swap(),
+        Version::V2 => dir.join("memory.swap.max").exists() || no_swap(),
     }
 }
 
@@ -539,7 +548,8 @@ mod tests {
         let unified = Hierarchy { controllers: Vec::new(), own: root.path().to_owned() };
         let hierarchies = Hierarchies { unified: Some(unified), legacy: Vec::new() };
         let mut groups = empty_groups();
-        assert_eq!(groups.build(&hierarchies, "passk-1-0", 2, &limits()).unwrap(), Version::V2);
+        let built = groups.build(&hierarchies, "passk-1-0", 2, &limits()).unwrap();
+        assert_eq!(built, Built { version: Version::V2, cpu_weight: true });
         assert_eq!(read(&root.path().join("cgroup.subtree_control")), "+memory +pids +cpu");
         let slot = root.path().join("passk-1-0/slot-1");
         assert_eq!(read(&slot.join("cgroup.subtree_control")), "+memory +pids +cpu");
@@ -550,6 +560,20 @@ mod tests {
         assert_eq!(groups.slots[1].enter, [slot.join("driver/cgroup.procs")]);
         assert_eq!(groups.slots[1].sample, [slot.join("sample/cgroup.procs")]);
         assert_eq!(groups.slots[1].peak, slot.join("sample/memory.peak"));
+    }
+
+    /// Guards the table's `cgroups` line: no equal CPU share is claimed where the cpu
+    /// controller is not there to give it.
+    #[test]
+    fn v2_without_the_cpu_controller_claims_no_cpu_weight() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("cgroup.controllers"), "memory pids").unwrap();
+        let unified = Hierarchy { controllers: Vec::new(), own: root.path().to_owned() };
+        let hierarchies = Hierarchies { unified: Some(unified), legacy: Vec::new() };
+        let built = empty_groups().build(&hierarchies, "passk-1-0", 1, &limits()).unwrap();
+        assert_eq!(built, Built { version: Version::V2, cpu_weight: false });
+        assert_eq!(read(&root.path().join("cgroup.subtree_control")), "+memory +pids");
+        assert!(!root.path().join("passk-1-0/cpu.weight").exists());
     }
 
     #[test]
@@ -580,7 +604,8 @@ mod tests {
             ],
         };
         let mut groups = empty_groups();
-        assert_eq!(groups.build(&hierarchies, "run", 1, &limits()).unwrap(), Version::V1);
+        let built = groups.build(&hierarchies, "run", 1, &limits()).unwrap();
+        assert_eq!(built, Built { version: Version::V1, cpu_weight: true });
         let slot = |name: &str| root.path().join(name).join("run/slot-0");
         assert_eq!(read(&slot("memory").join("sample/memory.limit_in_bytes")), (512u64 << 20).to_string());
         assert_eq!(read(&slot("pids").join("sample/pids.max")), "32");
