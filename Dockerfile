@@ -5,17 +5,24 @@
 #   docker build -t passk .
 #   docker run --rm -v "$PWD:/data" -w /data passk evaluate samples.jsonl --problems basic
 #
+# With nothing from the host but a samples file, the image fetches HumanEval itself:
+#
+#   docker run --rm -v "$PWD:/data" --entrypoint sh passk -c \
+#     'passk evaluate /data/samples.jsonl --problems "$(fetch-humaneval ~/humaneval)/HumanEval.jsonl.gz"'
+#
 # BASE is any Debian bookworm image; without a registry, tests/support/make-docker-base
 # makes one (passk-base:bookworm) with debootstrap. BINARY is the passk to ship.
 
 ARG BASE=debian:bookworm-slim
 FROM ${BASE}
 ARG BINARY=target/release/passk
-RUN if ! command -v python3 >/dev/null; then \
-        apt-get update && apt-get install -y --no-install-recommends python3 && rm -rf /var/lib/apt/lists/*; \
+RUN if ! command -v python3 >/dev/null || [ ! -e /etc/ssl/certs/ca-certificates.crt ]; then \
+        apt-get update && apt-get install -y --no-install-recommends python3 ca-certificates \
+        && rm -rf /var/lib/apt/lists/*; \
     fi \
     && useradd --create-home --uid 10001 passk
 COPY ${BINARY} /usr/local/bin/passk
+COPY problems/fetch-humaneval /usr/local/bin/fetch-humaneval
 USER passk
 WORKDIR /home/passk
 ENTRYPOINT ["passk"]

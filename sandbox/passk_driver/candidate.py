@@ -43,8 +43,8 @@ def confine_candidate(request, context, scratch, descriptors):
     os.chdir(scratch)
     confine.keep_descriptors(descriptors)
     confine.set_limits(request)
-    if context.signal_filter:
-        context.signal_filter.install(os.getpid())
+    if context.syscall_filter:
+        context.syscall_filter.install(os.getpid())
 
 
 def describe_exception(exc):

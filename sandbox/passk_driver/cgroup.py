@@ -3,12 +3,15 @@
 The set-up helper opened the group's files before the sandbox hid them, on descriptors
 this driver inherits: every process forked for a sample joins the group before it runs
 anything, and after each sample the driver reads what the kernel counted there, its
-peak memory, its CPU time and any out-of-memory kill, for the results line. Only the
-driver holds these descriptors; every process it forks closes them.
+peak memory, its CPU time and any out-of-memory kill, for the results line, and kills
+whatever of the sample is still in the group. Only the driver holds these descriptors;
+every process it forks closes them.
 """
 
 import json
 import os
+import signal
+import time
 
 _READ = 4096
 
@@ -37,6 +40,9 @@ class SampleGroup:
         self.peak_fd = spec["peak"]
         self.events_fd = spec["events"]
         self.cpu_fd = spec["cpu"]
+        self.members_fd = spec["members"]
+        self.count_fd = spec["count"]
+        self.kill_fd = spec["kill"]
         # Peak memory is per sample only where it can be reset; v2 kernels before 6.12
         # cannot.
         self.peak_per_sample = self._reset_peak()
@@ -58,6 +64,31 @@ class SampleGroup:
         oom_kills = self._oom_kills()
         killed, self.oom_base = oom_kills > self.oom_base, oom_kills
         return peak, cpu, killed
+
+    def empty(self):
+        """Kills every process left in the sample's group, and returns once none is: the
+        group, not the process tree the driver walks, is what says which processes are
+        the sample's. Zombies are left to their parents, which reap them."""
+        while int(_read(self.count_fd)) > 0:
+            # Listed afresh each time: a kept descriptor would list what it listed first.
+            fd = os.open("cgroup.procs", os.O_RDONLY, dir_fd=self.members_fd)
+            listing = b""
+            try:
+                while chunk := os.read(fd, 1 << 16):
+                    listing += chunk
+            finally:
+                os.close(fd)
+            members = [int(pid) for pid in listing.split()]
+            if not members:
+                return
+            if self.kill_fd is not None:
+                os.write(self.kill_fd, b"1")
+            for pid in members:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.0002)
 
     def settle(self):
         """After the sample's processes are gone, and what they held with them: the

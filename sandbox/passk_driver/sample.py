@@ -356,6 +356,8 @@ def run(request, context, send):
         send(_message(request, fields, duration, out, err, peak, cpu))
     processes.finish()
     cleanup.kill_strays(spared=context.judge.pid)
+    if group is not None:
+        group.empty()
     if context.fresh_mounts is not None:
         context.fresh_mounts.renew(scratch)
     else:

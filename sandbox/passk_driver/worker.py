@@ -28,11 +28,11 @@ WARM_MODULES = ("typing", "math", "random", "copy", "string", "collections", "re
 class Context:
     """What every sample of this slot shares."""
 
-    def __init__(self, scratch_root, signal_filter, harness_fd, isolate, candidate_user, sample_group):
+    def __init__(self, scratch_root, syscall_filter, harness_fd, isolate, candidate_user, sample_group):
         self.driver_pid = os.getpid()
         self.sample_group = sample_group
         self.scratch_root = scratch_root
-        self.signal_filter = signal_filter
+        self.syscall_filter = syscall_filter
         self.harness_fd = harness_fd
         self.candidate_user = candidate_user
         self.privileged = confine.holds_capabilities()
@@ -119,10 +119,10 @@ def main(argv):
     # no_new_privs once, for the driver and so for every child: a filter needs it, and
     # nothing forked here gains privilege.
     confine.prctl(confine.PR_SET_NO_NEW_PRIVS, 1)
-    signal_filter = seccomp.available() if isolate else None
+    syscall_filter = seccomp.available() if isolate else None
     for name in WARM_MODULES:
         __import__(name)
-    context = Context(scratch_root, signal_filter, requests_fd, isolate, candidate_user, sample_group)
+    context = Context(scratch_root, syscall_filter, requests_fd, isolate, candidate_user, sample_group)
     # One working directory, made fresh for each sample, so that the variables that
     # name it are set once here rather than in every child. A driver that died may have
     # left one behind.
@@ -132,7 +132,7 @@ def main(argv):
     _send(responses_fd, {
         "ready": True,
         "fresh_tmp_per_sample": context.fresh_mounts is not None,
-        "signal_filter": signal_filter is not None,
+        "syscall_filter": syscall_filter is not None,
         "pid_namespace_per_sample": context.nested,
         "ipc_namespace_per_sample": context.ipc_namespace_per_sample,
         "python": sys.version.split()[0],

@@ -7,13 +7,10 @@
 //! makes one where none can be pulled), so they run only when asked, with
 //! `PASSK_CONTAINER_TESTS=1` as CI does; asked on a host without an engine, they fail.
 
-use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
 
-use passk_tests::{
-    finish, humaneval_canonical_samples, humaneval_dir, passk_binary, read_jsonl, repo_root, write_jsonl, Finished,
-};
+use passk_tests::{finish, humaneval_canonical_samples, passk_binary, read_jsonl, repo_root, write_jsonl, Finished};
 use serde_json::Value;
 
 const IMAGE: &str = "passk-test:latest";
@@ -54,9 +51,18 @@ impl ContainerRun {
     }
 }
 
+/// Where a container's problems come from.
+enum Problems {
+    /// A set compiled into passk.
+    Bundled(&'static str),
+    /// HumanEval, fetched inside the container by the image's `fetch-humaneval`.
+    FetchedHumanEval,
+}
+
 /// Runs `passk evaluate` on `samples` in a container of `image` with `flags`, with a
-/// directory of its own mounted as the working directory.
-fn evaluate_in_container(image: &str, flags: &[&str], samples: &[Value], problems: &str) -> ContainerRun {
+/// directory of its own mounted as the working directory: the only thing of the host's
+/// the container sees.
+fn evaluate_in_container(image: &str, flags: &[&str], samples: &[Value], problems: Problems) -> ContainerRun {
     let data = tempfile::tempdir().unwrap();
     // Writable by whichever user the container runs as.
     std::fs::set_permissions(data.path(), std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
@@ -67,10 +73,14 @@ fn evaluate_in_container(image: &str, flags: &[&str], samples: &[Value], problem
         .args(flags)
         .arg("-v")
         .arg(format!("{}:/data", data.path().display()))
-        .arg("-v")
-        .arg(format!("{}:/humaneval:ro", humaneval_dir().display()))
-        .args(["-w", "/data", image, "evaluate", "samples.jsonl", "--problems", problems, "--k", "1"])
-        .args(["--results", "results.jsonl"]);
+        .args(["-w", "/data"]);
+    let evaluate = "evaluate samples.jsonl --k 1 --results results.jsonl --problems";
+    match problems {
+        Problems::Bundled(name) => command.arg(image).args(evaluate.split(' ')).arg(name),
+        Problems::FetchedHumanEval => command
+            .args(["--entrypoint", "sh", image, "-c"])
+            .arg(format!("passk {evaluate} \"$(fetch-humaneval \"$HOME/humaneval\")/HumanEval.jsonl.gz\"")),
+    };
     let finished = finish(&mut command);
     let results_path = data.path().join("results.jsonl");
     let results = if results_path.exists() { read_jsonl(&results_path) } else { Vec::new() };
@@ -105,7 +115,7 @@ const README_FLAGS: [&str; 6] = [
 fn with_dockers_default_flags_passk_degrades_and_says_exactly_what_holds() {
     let Some(image) = image() else { return };
     for (user, level) in [("0", "uid"), ("10001", "minimal")] {
-        let run = evaluate_in_container(image, &["--user", user], &bundled_samples(), "basic");
+        let run = evaluate_in_container(image, &["--user", user], &bundled_samples(), Problems::Bundled("basic"));
         let how = format!("default flags, user {user}");
         assert_bundled_verdicts(&run, &how);
         assert_eq!(run.line("sandbox"), level, "{how}: {}", run.finished.stdout);
@@ -128,7 +138,7 @@ fn with_the_readme_flags_a_container_gets_full_isolation() {
     let Some(image) = image() else { return };
     for user in ["0", "10001"] {
         let flags = [&README_FLAGS[..], &["--user", user]].concat();
-        let run = evaluate_in_container(image, &flags, &bundled_samples(), "basic");
+        let run = evaluate_in_container(image, &flags, &bundled_samples(), Problems::Bundled("basic"));
         let how = format!("README flags, user {user}");
         assert_bundled_verdicts(&run, &how);
         assert_eq!(run.line("sandbox"), "full", "{how}: {}", run.finished.stdout);
@@ -140,7 +150,7 @@ fn with_the_readme_flags_a_container_gets_full_isolation() {
         let completion = canonical["completion"].as_str().unwrap();
         writer["completion"] =
             Value::from(format!("{completion}open('/etc/hosts', 'a').write('10.0.0.1 pypi.org\\n')\n"));
-        let run = evaluate_in_container(image, &flags, &[writer], "basic");
+        let run = evaluate_in_container(image, &flags, &[writer], Problems::Bundled("basic"));
         assert_eq!(run.finished.code, Some(0), "{how}: {}", run.finished.stderr);
         assert_eq!(run.results[0]["passed"], false, "{how}: /etc/hosts was written: {}", run.results[0]);
         let detail = run.results[0]["detail"].as_str().unwrap();
@@ -152,25 +162,32 @@ fn with_the_readme_flags_a_container_gets_full_isolation() {
 fn a_locked_down_container_runs_as_its_user_and_refuses_to_run_candidates_as_root() {
     let Some(image) = image() else { return };
     let locked = ["--read-only", "--tmpfs", "/tmp", "--cap-drop", "ALL", "--memory", "1g", "--pids-limit", "256"];
-    let run = evaluate_in_container(image, &locked, &bundled_samples(), "basic");
+    let run = evaluate_in_container(image, &locked, &bundled_samples(), Problems::Bundled("basic"));
     assert_bundled_verdicts(&run, "locked down");
     assert_eq!(run.line("sandbox"), "minimal", "{}", run.finished.stdout);
     // Root without capabilities cannot become another user; it refuses rather than
     // run candidates as root.
-    let as_root = evaluate_in_container(image, &[&locked[..], &["--user", "0"]].concat(), &bundled_samples(), "basic");
+    let as_root = evaluate_in_container(
+        image,
+        &[&locked[..], &["--user", "0"]].concat(),
+        &bundled_samples(),
+        Problems::Bundled("basic"),
+    );
     assert_eq!(as_root.finished.code, Some(1), "{}", as_root.finished.stderr);
     assert!(as_root.finished.stderr.contains("never runs candidates as root"), "{}", as_root.finished.stderr);
     assert!(as_root.results.is_empty(), "nothing ran");
 }
 
+/// The image on its own: it fetches HumanEval (checked against the pinned digest) with
+/// nothing of the host's but the samples file, and every canonical solution passes.
 #[test]
-fn every_canonical_humaneval_solution_passes_in_a_container() {
+fn the_image_alone_fetches_humaneval_and_every_canonical_solution_passes() {
     let Some(image) = image() else { return };
     let samples = humaneval_canonical_samples();
-    let run = evaluate_in_container(image, &[], &samples, "/humaneval/HumanEval.jsonl.gz");
+    let run = evaluate_in_container(image, &[], &samples, Problems::FetchedHumanEval);
     assert_eq!(run.finished.code, Some(0), "{}", run.finished.stderr);
     assert_eq!(run.results.len(), 164);
     let failed: Vec<&Value> = run.results.iter().filter(|result| result["passed"] != true).collect();
     assert!(failed.is_empty(), "{failed:#?}");
-    assert!(Path::new(&humaneval_dir().join("HumanEval.jsonl.gz")).exists());
+    assert_eq!(run.line("pass@1"), "1.0000", "{}", run.finished.stdout);
 }

@@ -170,5 +170,5 @@ fn none_runs_unisolated_and_says_so_loudly() {
     assert_eq!(warnings.len(), 1, "{}", evaluation.finished.stderr);
     assert!(warnings[0].contains("unisolated") && warnings[0].contains("trust"), "{}", warnings[0]);
     assert_eq!(evaluation.summary["settings"]["sandbox"], "none");
-    assert_eq!(evaluation.summary["run"]["signal_filter"], false);
+    assert_eq!(evaluation.summary["run"]["syscall_filter"], false);
 }

@@ -281,7 +281,7 @@ except PermissionError:
     except PermissionError:
         pass
 else:
-    raise AssertionError("the signal filter is not in force")
+    raise AssertionError("the system-call filter is not in force")
 assert subprocess.run(["kill", "-9", str(victim)], stderr=subprocess.DEVNULL).returncode != 0
 "#;
 
@@ -660,6 +660,78 @@ fn what_a_sample_leaves_in_ipc_no_later_sample_finds() {
     }
 }
 
+/// Makes, through raw system calls, each call the filter of `sandbox/syscalls.toml`
+/// denies for reaching beyond the sample or into the kernel's riskier corners, and then
+/// execs the interpreter to make some of them again: each must fail with EPERM, before
+/// and after exec. `{numbers}` is this machine's table of call numbers.
+const RISKY_CALLS: &str = r#"import ctypes, os, subprocess, sys
+NUMBERS = {numbers}
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWNET, SIGCHLD = 0x10000000, 0x20000, 0x40000000, 17
+calls = {
+    "unshare": (CLONE_NEWUSER | CLONE_NEWNS,), "setns": (0, 0), "mount": (b"none", b"/tmp", b"tmpfs", 0, None),
+    "umount2": (b"/tmp", 0), "pivot_root": (b"/tmp", b"/tmp"), "chroot": (b"/tmp",), "keyctl": (0, -4),
+    "add_key": (b"user", b"k", b"v", 1, -4), "bpf": (0, None, 0), "perf_event_open": (None, 0, -1, -1, 0),
+    "userfaultfd": (0,), "io_uring_setup": (8, None), "ptrace": (16, 1, 0, 0), "process_vm_readv": (1, None, 0, None, 0, 0),
+    "kexec_load": (0, 0, None, 0), "init_module": (None, 0, b""), "open_by_handle_at": (3, None, 0),
+    "fsopen": (b"tmpfs", 0), "pidfd_getfd": (3, 0, 0), "sync": (), "clone": (CLONE_NEWUSER | CLONE_NEWNET | SIGCHLD, 0, 0, 0, 0),
+}
+allowed = []
+for name, args in calls.items():
+    result = libc.syscall(NUMBERS[name], *args)
+    if result == 0 and name == "clone":
+        os._exit(0)
+    if result != -1 or ctypes.get_errno() != 1:
+        allowed.append(f"{name}: {result} ({os.strerror(ctypes.get_errno())})")
+assert not allowed, allowed
+after_exec = f"import ctypes; libc = ctypes.CDLL(None, use_errno=True); assert libc.syscall({NUMBERS['unshare']}, {CLONE_NEWUSER}) == -1 and ctypes.get_errno() == 1"
+subprocess.run([sys.executable, "-c", after_exec], check=True)
+"#;
+
+/// This machine's numbers for the calls `RISKY_CALLS` makes.
+fn risky_call_numbers() -> Option<&'static str> {
+    if cfg!(target_arch = "x86_64") {
+        Some(
+            r#"{"unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161, "keyctl": 250,
+    "add_key": 248, "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "io_uring_setup": 425, "ptrace": 101,
+    "process_vm_readv": 310, "kexec_load": 246, "init_module": 175, "open_by_handle_at": 304, "fsopen": 430,
+    "pidfd_getfd": 438, "sync": 162, "clone": 56}"#,
+        )
+    } else if cfg!(target_arch = "aarch64") {
+        Some(
+            r#"{"unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51, "keyctl": 219,
+    "add_key": 217, "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "io_uring_setup": 425, "ptrace": 117,
+    "process_vm_readv": 270, "kexec_load": 104, "init_module": 105, "open_by_handle_at": 265, "fsopen": 430,
+    "pidfd_getfd": 438, "sync": 81, "clone": 220}"#,
+        )
+    } else {
+        None
+    }
+}
+
+/// Guards the system-call filter's policy file: what Docker's default profile denies
+/// (namespaces, mounts, keyrings, bpf, perf_event_open, userfaultfd, ...) and what passk
+/// denies beyond it (io_uring, another process's descriptors, sync) fails with EPERM, in
+/// the candidate and in what it execs, at every level that has the filter. The table
+/// says the filter is in force.
+#[test]
+fn the_kernels_riskier_calls_fail_with_eperm_even_after_exec() {
+    let Some(numbers) = risky_call_numbers() else { return };
+    let completions = vec![format!("{}{}", correct_body(), RISKY_CALLS.replace("{numbers}", numbers))];
+    for unprivileged in [false, true] {
+        let run = run_with(&completions, |command| {
+            command.args(["--timeout", "20"]);
+            if unprivileged {
+                as_unprivileged_user(command);
+            }
+        });
+        assert_eq!(run.results[0]["passed"], true, "unprivileged {unprivileged}: {}", run.results[0]);
+        let syscalls = run.finished.stdout.lines().find(|line| line.starts_with("  syscalls")).unwrap_or_default();
+        assert!(syscalls.contains("filtered: what sandbox/syscalls.toml"), "{}", run.finished.stdout);
+    }
+}
+
 /// Serves one line on 127.0.0.1 to a client in the same candidate.
 const LOOPBACK_SERVER: &str = r#"import socket, threading
 server = socket.create_server(("127.0.0.1", 0))
@@ -716,8 +788,9 @@ for n in range(40):
 ];
 
 /// Guards the sample's control group: memory held through a memfd, children, SysV
-/// shared memory, files or a tmpfs mounted in a namespace of its own counts against one limit for the whole sample, ends as
-/// `out-of-memory`, and leaves nothing charged for the next sample, which passes.
+/// shared memory or files counts against one limit for the whole sample, ends as
+/// `out-of-memory`, and leaves nothing charged for the next sample, which passes. A tmpfs
+/// mounted in a namespace of its own is refused earlier, by the system-call filter.
 #[test]
 fn memory_held_outside_the_candidates_process_counts_against_the_sample() {
     let _machine = machine_to_myself();
@@ -731,12 +804,14 @@ fn memory_held_outside_the_candidates_process_counts_against_the_sample() {
     if !sample_groups_in_force(&run) {
         return;
     }
-    let hows = ["memfd", "children", "SysV shared memory", "files in /tmp", "a tmpfs of its own"];
+    let hows = ["memfd", "children", "SysV shared memory", "files in /tmp"];
     for (result, how) in run.results.iter().zip(hows) {
         assert_eq!(status(result), "out-of-memory", "{how}: {result}");
         let peak = result["memory_peak_bytes"].as_u64().unwrap();
         assert!(peak <= 512 << 20, "{how}: the limit held: {result}");
     }
+    let own_tmpfs = &run.results[4];
+    assert!(own_tmpfs["detail"].as_str().unwrap().contains("Operation not permitted"), "{own_tmpfs}");
     for result in &run.results[5..] {
         assert_eq!(result["passed"], true, "nothing is left charged to later samples: {result}");
     }

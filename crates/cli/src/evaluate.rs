@@ -159,7 +159,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
             (results, 0, Tally::default())
         }
     };
-    warn_about_isolation(&isolation, facts.signal_filter);
+    warn_about_isolation(&isolation, facts.syscall_filter);
 
     let (job_tx, job_rx) = mpsc::channel(options.jobs * 4);
     let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
@@ -298,7 +298,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     run.insert("seconds".into(), json!((started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0));
     run.insert("cpus".into(), json!(provenance::cpus()));
     run.insert("resumed_from".into(), json!(done));
-    run.insert("signal_filter".into(), json!(facts.signal_filter));
+    run.insert("syscall_filter".into(), json!(facts.syscall_filter));
     run.insert("pid_namespace_per_sample".into(), json!(facts.pid_namespace_per_sample));
     run.insert("ipc_namespace_per_sample".into(), json!(facts.ipc_namespace_per_sample));
     run.insert("fresh_tmp_per_sample".into(), json!(facts.fresh_tmp_per_sample));
@@ -330,6 +330,8 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
             ("sandbox".into(), isolation.level.to_string()),
             ("verdicts".into(), describe_verdicts(options.verdicts, isolation.level, facts)),
             ("ipc".into(), describe_ipc(isolation.level, facts)),
+            ("network".into(), describe_network(isolation.level).into()),
+            ("syscalls".into(), describe_syscalls(isolation.level, facts).into()),
             ("cgroups".into(), describe_cgroups(isolation.level, &accounting)),
             ("limits".into(), describe_limits(&options, isolation.level, facts, &accounting)),
         ],
@@ -526,7 +528,7 @@ fn refused(isolation: &Isolation) -> Value {
 }
 
 /// One warning naming what is missing and what would enable it; louder for `none`.
-fn warn_about_isolation(isolation: &Isolation, signal_filter: bool) {
+fn warn_about_isolation(isolation: &Isolation, syscall_filter: bool) {
     match isolation.level {
         Level::Full => {}
         Level::None => eprintln!(
@@ -547,10 +549,10 @@ fn warn_about_isolation(isolation: &Isolation, signal_filter: bool) {
             eprintln!("warning: sandbox degraded to `{level}` ({reason}); {exposed}; {}", Isolation::advice());
         }
     }
-    if !signal_filter && isolation.level != Level::None {
+    if !syscall_filter && isolation.level != Level::None {
         eprintln!(
-            "warning: this kernel refused the seccomp filter that stops candidates from signalling other \
-             processes"
+            "warning: this kernel refused the seccomp filter of sandbox/syscalls.toml, which stops candidates \
+             from signalling other processes, making namespaces and reaching the kernel's riskier calls"
         );
     }
 }
@@ -564,7 +566,7 @@ fn describe_verdicts(verdicts: VerdictMode, level: Level, facts: DriverFacts) ->
         }
         VerdictMode::Judge if level == Level::None => "judge, out of the candidate's process (unisolated)".to_owned(),
         VerdictMode::Judge => {
-            "judge, out of the candidate's process (same user, kept apart by the signal filter)".to_owned()
+            "judge, out of the candidate's process (same user, kept apart by the system-call filter)".to_owned()
         }
     }
 }
@@ -577,6 +579,24 @@ fn describe_ipc(level: Level, facts: DriverFacts) -> String {
         "a namespace per worker, shared by its samples".to_owned()
     } else {
         "shared with the machine".to_owned()
+    }
+}
+
+fn describe_network(level: Level) -> &'static str {
+    if level == Level::Full {
+        "a namespace per worker with only its own loopback"
+    } else {
+        "shared with the machine"
+    }
+}
+
+fn describe_syscalls(level: Level, facts: DriverFacts) -> &'static str {
+    if facts.syscall_filter {
+        "filtered: what sandbox/syscalls.toml does not allow fails with EPERM"
+    } else if level == Level::None {
+        "not filtered (--sandbox none)"
+    } else {
+        "not filtered: the kernel refused the seccomp filter"
     }
 }
 

@@ -60,7 +60,7 @@ fn stderr_suffix(stderr: &str) -> String {
 /// What a driver reports about itself once it is ready.
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Ready {
-    pub(crate) signal_filter: bool,
+    pub(crate) syscall_filter: bool,
     /// Whether each sample gets a pid namespace of its own whose init is the judge.
     pub(crate) pid_namespace_per_sample: bool,
     /// Whether each sample gets an IPC namespace of its own.

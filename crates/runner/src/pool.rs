@@ -40,7 +40,7 @@ pub struct PoolOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DriverFacts {
     /// Candidates are barred from signalling or tracing other processes.
-    pub signal_filter: bool,
+    pub syscall_filter: bool,
     /// Each sample gets a pid namespace of its own whose init is the judge.
     pub pid_namespace_per_sample: bool,
     /// Each sample gets an IPC namespace of its own (SysV objects, POSIX queues).
@@ -246,7 +246,7 @@ async fn start_drivers(
     }
     let mut drivers = Vec::with_capacity(jobs);
     let mut facts = DriverFacts {
-        signal_filter: true,
+        syscall_filter: true,
         pid_namespace_per_sample: true,
         ipc_namespace_per_sample: true,
         fresh_tmp_per_sample: true,
@@ -255,7 +255,7 @@ async fn start_drivers(
     while let Some(joined) = starting.join_next().await {
         match joined.expect("starting a driver does not panic") {
             Ok((driver, ready)) => {
-                facts.signal_filter &= ready.signal_filter;
+                facts.syscall_filter &= ready.syscall_filter;
                 facts.pid_namespace_per_sample &= ready.pid_namespace_per_sample;
                 facts.ipc_namespace_per_sample &= ready.ipc_namespace_per_sample;
                 facts.fresh_tmp_per_sample &= ready.fresh_tmp_per_sample;

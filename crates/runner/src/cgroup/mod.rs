@@ -57,6 +57,10 @@ pub struct SlotGroups {
     pub events: PathBuf,
     /// Its CPU time, if accounted (v1 `cpuacct.usage`, v2 `cpu.stat`).
     pub cpu: Option<PathBuf>,
+    /// Its directory in the pids hierarchy, whose `cgroup.procs` lists every process of
+    /// the sample and `pids.current` counts them, so that the driver can kill them all at
+    /// the sample's end (v2 through `cgroup.kill`, where the kernel has one).
+    pub members: PathBuf,
 }
 
 /// What the kernel counts and limits per sample in a run.
@@ -288,6 +292,7 @@ impl RunGroups {
                 peak: sample.join("memory.peak"),
                 events: sample.join("memory.events"),
                 cpu: Some(sample.join("cpu.stat")),
+                members: sample,
             });
         }
         Ok(())
@@ -357,6 +362,7 @@ impl RunGroups {
                 peak: memory_dir.join("memory.max_usage_in_bytes"),
                 events: memory_dir.join("memory.oom_control"),
                 cpu: cpuacct.and_then(dir_of).map(|dir| dir.join("cpuacct.usage")),
+                members: pids_dir,
             });
         }
         Ok(())
@@ -504,12 +510,17 @@ pub fn enter(groups: &SlotGroups) -> Result<String, CgroupError> {
     };
     let sample = groups.sample.iter().map(|procs| inherited(procs, OFlag::O_WRONLY)).collect::<Result<Vec<_>, _>>()?;
     let cpu = groups.cpu.as_deref().map(|cpu| inherited(cpu, OFlag::O_RDONLY)).transpose()?;
+    let kill = groups.members.join("cgroup.kill");
+    let kill = if kill.exists() { Some(inherited(&kill, OFlag::O_WRONLY)?) } else { None };
     let description = json!({
         "version": match groups.version { Version::V1 => 1, Version::V2 => 2 },
         "join": sample,
         "peak": inherited(&groups.peak, OFlag::O_RDWR)?,
         "events": inherited(&groups.events, OFlag::O_RDONLY)?,
         "cpu": cpu,
+        "members": inherited(&groups.members, OFlag::O_RDONLY | OFlag::O_DIRECTORY)?,
+        "count": inherited(&groups.members.join("pids.current"), OFlag::O_RDONLY)?,
+        "kill": kill,
     });
     Ok(description.to_string())
 }

@@ -6,11 +6,13 @@ use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+use super::seccomp;
+
 /// The package's name, and so its directory's.
 pub const PACKAGE: &str = "passk_driver";
 
-/// Each file of the package, by name.
-pub const FILES: [(&str, &str); 12] = [
+/// Each module of the package, by name.
+pub const MODULES: [(&str, &str); 12] = [
     ("__init__.py", include_str!("../../../../sandbox/passk_driver/__init__.py")),
     ("worker.py", include_str!("../../../../sandbox/passk_driver/worker.py")),
     ("sample.py", include_str!("../../../../sandbox/passk_driver/sample.py")),
@@ -30,6 +32,15 @@ pub const FILES: [(&str, &str); 12] = [
 pub const BOOT: &str =
     "import sys; sys.path.insert(0, sys.argv[1]); from passk_driver import worker; worker.main(sys.argv[2:])";
 
+/// Each file of the package, by name: its modules and this machine's system-call filter,
+/// which the driver installs in every candidate.
+pub fn files() -> Vec<(&'static str, Vec<u8>)> {
+    let mut files: Vec<(&str, Vec<u8>)> =
+        MODULES.iter().map(|(name, text)| (*name, text.as_bytes().to_vec())).collect();
+    files.extend(seccomp::native_program().map(|program| (seccomp::PROGRAM_FILE, program)));
+    files
+}
+
 /// Writes the package below `dir`, readable by every user (a slot's user must import it).
 pub fn write(dir: &Path) -> io::Result<()> {
     let package = dir.join(PACKAGE);
@@ -37,9 +48,9 @@ pub fn write(dir: &Path) -> io::Result<()> {
     for directory in [dir, package.as_path()] {
         std::fs::set_permissions(directory, std::fs::Permissions::from_mode(0o755))?;
     }
-    for (name, text) in FILES {
+    for (name, contents) in files() {
         let path = package.join(name);
-        std::fs::write(&path, text)?;
+        std::fs::write(&path, contents)?;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644))?;
     }
     Ok(())
@@ -59,7 +70,7 @@ mod tests {
             .filter(|name| name.ends_with(".py"))
             .collect();
         on_disk.sort();
-        let mut compiled: Vec<String> = FILES.iter().map(|(name, _)| (*name).to_owned()).collect();
+        let mut compiled: Vec<String> = MODULES.iter().map(|(name, _)| (*name).to_owned()).collect();
         compiled.sort();
         assert_eq!(compiled, on_disk);
     }

@@ -17,6 +17,7 @@
 
 pub mod driver_package;
 mod policy;
+pub mod seccomp;
 mod setup;
 mod syscall;
 

@@ -64,9 +64,9 @@ pub enum Level {
     /// no network, a private process tree; an unprivileged user throughout.
     Full,
     /// No namespaces; each worker slot runs as an unprivileged user of its own (when
-    /// passk runs as root), with the signal filter and limits.
+    /// passk runs as root), with the system-call filter and limits.
     Uid,
-    /// No namespaces and passk's own user, with the signal filter and limits.
+    /// No namespaces and passk's own user, with the system-call filter and limits.
     Minimal,
     /// Nothing beyond a process tree of its own: for trusted code only.
     None,

@@ -145,8 +145,8 @@ fn build_root(policy: &HelperPolicy, binds: &[Bind], sys: &mut impl Syscall) -> 
 
     let package = inside(root, Path::new(DRIVER_INSIDE)).join(driver_package::PACKAGE);
     sys.mkdir_all(&package).map_err(step("cannot create the driver's directory"))?;
-    for (name, text) in driver_package::FILES {
-        sys.write_file(&package.join(name), text.as_bytes()).map_err(step("cannot copy the driver"))?;
+    for (name, contents) in driver_package::files() {
+        sys.write_file(&package.join(name), &contents).map_err(step("cannot copy the driver"))?;
     }
 
     let read_only = MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | hardened;
@@ -301,9 +301,10 @@ mod tests {
         let null_remount = mounts.iter().find(|(s, t, _)| s.is_none() && *t == root.join("dev/null")).unwrap();
         assert!(!null_remount.2.contains(MsFlags::MS_NODEV), "device nodes need a mount without nodev");
         assert!(mounts.iter().any(|(s, t, _)| s.as_deref() == Some(Path::new("proc")) && *t == root.join("proc")));
-        for (name, text) in driver_package::FILES {
+        for (name, contents) in driver_package::files() {
             let path = root.join("passk/passk_driver").join(name);
-            assert!(sys.calls.contains(&Call::Write(path, text.into())), "{name} is in the new root");
+            let contents = String::from_utf8_lossy(&contents).into_owned();
+            assert!(sys.calls.contains(&Call::Write(path, contents)), "{name} is in the new root");
         }
         let last_three = &sys.calls[sys.calls.len() - 3..];
         assert!(

@@ -1,0 +1,327 @@
+//! The policy as a classic BPF program, the form `seccomp(2)` takes.
+//!
+//! Calls are found by a binary search over ranges of call numbers that share an action,
+//! not by a list of comparisons: a candidate's filter is installed for every sample,
+//! and the kernel then runs it once per call number to learn which calls it may let
+//! through without running it again. A search costs that pass a handful of steps per
+//! number where a list of some three hundred comparisons would cost hundreds.
+
+use std::collections::BTreeMap;
+
+use super::{Action, Arch, Argument, Policy, Test, Value};
+
+/// What the program holds where a test compares with the calling process's pid, and
+/// its negation where it compares with the process's group: the driver writes each
+/// candidate's own in. No call number or flag the policy tests has this value.
+pub const OWN_PID: u32 = 0x7FFF_FFF0;
+
+const LD_W_ABS: u16 = 0x20;
+const JA: u16 = 0x05;
+const JEQ_K: u16 = 0x15;
+const JGE_K: u16 = 0x35;
+const JSET_K: u16 = 0x45;
+const RET_K: u16 = 0x06;
+
+const RET_ALLOW: u32 = 0x7FFF_0000;
+const RET_ERRNO: u32 = 0x0005_0000;
+const EPERM: u16 = 1;
+
+// Offsets in struct seccomp_data.
+const NR: u32 = 0;
+const ARCH: u32 = 4;
+
+fn argument_low_word(index: u8) -> u32 {
+    let offset = 16 + 8 * u32::from(index);
+    if cfg!(target_endian = "big") {
+        offset + 4
+    } else {
+        offset
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Insn {
+    code: u16,
+    jt: u8,
+    jf: u8,
+    k: u32,
+}
+
+impl Insn {
+    fn stmt(code: u16, k: u32) -> Insn {
+        Insn { code, jt: 0, jf: 0, k }
+    }
+
+    fn jump(code: u16, k: u32, jt: u8, jf: u8) -> Insn {
+        Insn { code, jt, jf, k }
+    }
+}
+
+fn ret(action: &Action) -> Insn {
+    Insn::stmt(
+        RET_K,
+        match action {
+            Action::Allow => RET_ALLOW,
+            Action::Fail(errno) => RET_ERRNO | u32::from(*errno),
+            _ => RET_ERRNO | u32::from(EPERM),
+        },
+    )
+}
+
+fn constant(value: Value) -> u32 {
+    match value {
+        Value::Number(number) => number,
+        Value::OwnPid => OWN_PID,
+        Value::OwnGroup => OWN_PID.wrapping_neg(),
+    }
+}
+
+/// The instructions that end a call with the given action; the accumulator holds the
+/// call number when they start.
+fn leaf(action: &Action) -> Vec<Insn> {
+    let (argument, passed, failed) = match action {
+        Action::AllowIf(argument) => (argument, Action::Allow, Action::Deny),
+        Action::DenyIf(argument) => (argument, Action::Deny, Action::Allow),
+        plain => return vec![ret(plain)],
+    };
+    let Argument { index, test } = argument;
+    let mut code = vec![Insn::stmt(LD_W_ABS, argument_low_word(*index))];
+    match test {
+        Test::OneOf(values) => {
+            for (at, value) in values.iter().enumerate() {
+                // Past the remaining comparisons and the failing return.
+                let to_passed = u8::try_from(values.len() - at).expect("a test compares with few values");
+                code.push(Insn::jump(JEQ_K, constant(*value), to_passed, 0));
+            }
+        }
+        Test::AnyBit(mask) => code.push(Insn::jump(JSET_K, *mask, 1, 0)),
+    }
+    code.push(ret(&failed));
+    code.push(ret(&passed));
+    code
+}
+
+/// A binary search over `ranges` (each the first call number it covers and its action,
+/// the last covering every number above): the accumulator holds the call number.
+fn search(ranges: &[(u32, &Action)]) -> Vec<Insn> {
+    if let [(_, action)] = ranges {
+        return leaf(action);
+    }
+    let middle = ranges.len() / 2;
+    let below = search(&ranges[..middle]);
+    let above = search(&ranges[middle..]);
+    // At or above the middle range's start: on to the jump over the lower half.
+    let mut code = vec![
+        Insn::jump(JGE_K, ranges[middle].0, 0, 1),
+        Insn::stmt(JA, u32::try_from(below.len()).expect("the program is small")),
+    ];
+    code.extend(below);
+    code.extend(above);
+    code
+}
+
+/// The program for `policy` on `arch`, as the bytes of a `struct sock_filter` array.
+/// Calls `arch` does not have are left out; another ABI of the same machine (i386 or
+/// x32 calls on x86_64) gets EPERM for everything, since its numbers are not the ones
+/// the policy was resolved to.
+pub fn compile(policy: &Policy, arch: Arch) -> Vec<u8> {
+    let by_number: BTreeMap<u32, &Action> =
+        policy.calls.iter().filter_map(|(name, action)| Some((arch.number(name)?, action))).collect();
+    // Ranges of numbers with one action, each from its first number to the next's.
+    // Conditional actions test only arguments, so neighbours with the same one merge too.
+    let mut ranges: Vec<(u32, &Action)> = Vec::new();
+    let mut extend = |start: u32, action| {
+        if !matches!(ranges.last(), Some((_, last)) if *last == action) {
+            ranges.push((start, action));
+        }
+    };
+    let mut uncovered = 0;
+    for (&number, &action) in &by_number {
+        if number > uncovered {
+            extend(uncovered, &Action::Deny);
+        }
+        extend(number, action);
+        uncovered = number + 1;
+    }
+    extend(uncovered, &Action::Deny);
+    let mut program = vec![
+        Insn::stmt(LD_W_ABS, ARCH),
+        Insn::jump(JEQ_K, arch.audit, 1, 0),
+        ret(&Action::Deny),
+        Insn::stmt(LD_W_ABS, NR),
+    ];
+    program.extend(search(&ranges));
+    assert!(program.len() <= 4096, "the kernel takes programs of at most 4096 instructions");
+    program
+        .iter()
+        .flat_map(|insn| {
+            let mut bytes = Vec::with_capacity(8);
+            bytes.extend(insn.code.to_ne_bytes());
+            bytes.push(insn.jt);
+            bytes.push(insn.jf);
+            bytes.extend(insn.k.to_ne_bytes());
+            bytes
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::seccomp::PolicyError;
+
+    /// Runs a program as the kernel would, for one call.
+    fn run(program: &[u8], arch: u32, number: u32, arguments: [u64; 6]) -> u32 {
+        let insns: Vec<Insn> = program
+            .chunks(8)
+            .map(|bytes| Insn {
+                code: u16::from_ne_bytes([bytes[0], bytes[1]]),
+                jt: bytes[2],
+                jf: bytes[3],
+                k: u32::from_ne_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]),
+            })
+            .collect();
+        let mut data = Vec::new();
+        data.extend(number.to_ne_bytes());
+        data.extend(arch.to_ne_bytes());
+        data.extend(0u64.to_ne_bytes());
+        for argument in arguments {
+            data.extend(argument.to_ne_bytes());
+        }
+        let (mut pc, mut accumulator, mut steps) = (0usize, 0u32, 0);
+        loop {
+            steps += 1;
+            assert!(steps < 100, "a call takes no more than a few dozen steps");
+            let insn = insns[pc];
+            pc += 1;
+            match insn.code {
+                LD_W_ABS => {
+                    let at = insn.k as usize;
+                    accumulator = u32::from_ne_bytes(data[at..at + 4].try_into().unwrap());
+                }
+                JA => pc += insn.k as usize,
+                JEQ_K | JGE_K | JSET_K => {
+                    let taken = match insn.code {
+                        JEQ_K => accumulator == insn.k,
+                        JGE_K => accumulator >= insn.k,
+                        _ => accumulator & insn.k != 0,
+                    };
+                    pc += usize::from(if taken { insn.jt } else { insn.jf });
+                }
+                RET_K => return insn.k,
+                other => panic!("unexpected instruction {other:#x}"),
+            }
+        }
+    }
+
+    const DENIED: u32 = RET_ERRNO | 1;
+    const PID: u64 = OWN_PID as u64;
+
+    fn call(program: &[u8], arch: Arch, name: &str, arguments: [u64; 6]) -> u32 {
+        let number = arch.number(name).unwrap_or_else(|| panic!("{name} is a call here"));
+        run(program, arch.audit, number, arguments)
+    }
+
+    #[test]
+    fn the_policy_file_is_valid() {
+        let policy = Policy::compiled_in();
+        for name in ["read", "kill", "clone", "mmap", "socket"] {
+            assert!(policy.calls.contains_key(name), "{name}");
+        }
+        for name in ["ptrace", "unshare", "keyctl", "bpf", "perf_event_open", "userfaultfd", "io_uring_setup"] {
+            assert!(policy.denied.iter().any(|denied| denied == name), "{name}");
+        }
+    }
+
+    #[test]
+    fn every_call_does_what_the_policy_says_on_each_machine() {
+        let policy = Policy::compiled_in();
+        for arch in [Arch::X86_64, Arch::AARCH64] {
+            let program = compile(&policy, arch);
+            for (name, action) in &policy.calls {
+                if arch.number(name).is_none() {
+                    continue;
+                }
+                let outcome = call(&program, arch, name, [1, 0, 0, 0, 0, 0]);
+                match action {
+                    Action::Allow => assert_eq!(outcome, RET_ALLOW, "{name}"),
+                    Action::Fail(errno) => assert_eq!(outcome, RET_ERRNO | u32::from(*errno), "{name}"),
+                    _ => {}
+                }
+            }
+            for name in &policy.denied {
+                if arch.number(name).is_some() {
+                    assert_eq!(call(&program, arch, name, [0; 6]), DENIED, "{name}");
+                }
+            }
+            // Every number no call of the policy has, up to beyond the highest.
+            let known: Vec<u32> = policy.calls.keys().filter_map(|name| arch.number(name)).collect();
+            for number in (0..600).filter(|number| !known.contains(number)) {
+                assert_eq!(run(&program, arch.audit, number, [0; 6]), DENIED, "call {number}");
+            }
+        }
+    }
+
+    #[test]
+    fn signals_reach_only_the_process_itself_and_its_group() {
+        let program = compile(&Policy::compiled_in(), Arch::X86_64);
+        let kill = |pid: u64| call(&program, Arch::X86_64, "kill", [pid, 9, 0, 0, 0, 0]);
+        assert_eq!(kill(PID), RET_ALLOW);
+        assert_eq!(kill(0), RET_ALLOW);
+        assert_eq!(kill(PID.wrapping_neg()), RET_ALLOW);
+        // What C's int -self is in a 64-bit register: only the low word counts.
+        assert_eq!(kill(u64::from(OWN_PID.wrapping_neg())), RET_ALLOW);
+        assert_eq!(kill(1), DENIED);
+        assert_eq!(kill(u64::MAX), DENIED, "kill(-1)");
+        assert_eq!(kill(PID + 1), DENIED);
+        let tgkill = |pid: u64| call(&program, Arch::X86_64, "tgkill", [pid, 5, 9, 0, 0, 0]);
+        assert_eq!(tgkill(PID), RET_ALLOW);
+        assert_eq!(tgkill(2), DENIED);
+    }
+
+    #[test]
+    fn argument_tests_hold() {
+        let program = compile(&Policy::compiled_in(), Arch::X86_64);
+        let fcntl = |command: u64| call(&program, Arch::X86_64, "fcntl", [3, command, 0, 0, 0, 0]);
+        assert_eq!(fcntl(3), RET_ALLOW, "F_GETFL");
+        for command in [8, 10, 15] {
+            assert_eq!(fcntl(command), DENIED, "F_SETOWN, F_SETSIG, F_SETOWN_EX");
+        }
+        let clone = |flags: u64| call(&program, Arch::X86_64, "clone", [flags, 0, 0, 0, 0, 0]);
+        // What glibc asks for a thread, and for fork.
+        assert_eq!(clone(0x3D0F00), RET_ALLOW);
+        assert_eq!(clone(0x1200011), RET_ALLOW);
+        for namespace in [0x20000, 0x2000000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000] {
+            assert_eq!(clone(0x1200011 | namespace), DENIED, "{namespace:#x}");
+        }
+        assert_eq!(call(&program, Arch::X86_64, "clone3", [0; 6]), RET_ERRNO | 38, "ENOSYS");
+        let socket = |domain: u64| call(&program, Arch::X86_64, "socket", [domain, 1, 0, 0, 0, 0]);
+        assert_eq!(socket(2), RET_ALLOW, "AF_INET");
+        assert_eq!(socket(40), DENIED, "AF_VSOCK");
+    }
+
+    #[test]
+    fn other_abis_of_the_machine_get_nothing() {
+        let program = compile(&Policy::compiled_in(), Arch::X86_64);
+        const AUDIT_ARCH_I386: u32 = 0x4000_0003;
+        assert_eq!(run(&program, AUDIT_ARCH_I386, 3, [0; 6]), DENIED);
+        let x32_read = 0x4000_0000;
+        assert_eq!(run(&program, Arch::X86_64.audit, x32_read, [0; 6]), DENIED);
+    }
+
+    #[test]
+    fn a_policy_that_names_a_call_twice_or_a_call_that_does_not_exist_is_refused() {
+        let base = "[allow]\nfiles = [\"read\"]\n[deny]\nx = [\"ptrace\"]\n";
+        assert!(Policy::parse(base).is_ok());
+        let rule = "[[when]]\ncalls = [\"clone3\"]\nfail_with = 38\n";
+        assert!(Policy::parse(&format!("{rule}{base}")).is_ok());
+        let twice = base.replace("[deny]\nx = [\"ptrace\"]", "[deny]\nx = [\"read\"]");
+        assert!(matches!(Policy::parse(&format!("{rule}{twice}")), Err(PolicyError::Twice(name)) if name == "read"));
+        let unknown = base.replace("\"read\"", "\"reed\"");
+        assert!(
+            matches!(Policy::parse(&format!("{rule}{unknown}")), Err(PolicyError::Unknown(name)) if name == "reed")
+        );
+        let both = "[[when]]\ncalls = [\"kill\"]\nfail_with = 1\nallow_if = { argument = 0, is = [0] }\n";
+        assert!(matches!(Policy::parse(&format!("{both}{base}")), Err(PolicyError::Rule(_))));
+    }
+}
