@@ -108,6 +108,35 @@ fn a_run_killed_at_random_points_resumes_to_the_same_results() {
     assert_eq!(verdicts(&read_jsonl(&results)), verdicts(&expected), "as if it had never stopped");
 }
 
+/// Guards the lock on the results file: two runs on one results file once both wrote
+/// into it and one still reported success. A second run refuses at once and names the
+/// first; once the first is killed with SIGKILL its lock is gone, and a run resumes.
+#[test]
+fn a_second_run_on_the_same_results_refuses_at_once_and_a_killed_runs_lock_never_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &slow_honest_samples(2, 0.3));
+    let results = dir.path().join("results.jsonl");
+    let mut first = spawn(evaluate_command(&samples, &results, &["--jobs", "1"]));
+    wait_for_lines(&results, 1);
+
+    let started = Instant::now();
+    let second = finish(&mut evaluate_command(&samples, &results, &["--jobs", "1"]));
+    assert_eq!(second.code, Some(2), "{}", second.stderr);
+    let holder = format!("is being written by another passk run (pid {})", first.id());
+    assert!(second.stderr.contains(&holder), "{}", second.stderr);
+    assert!(started.elapsed() < Duration::from_secs(10), "it refuses before checking or running anything");
+    assert!(first.try_wait().unwrap().is_none(), "the first run goes on");
+
+    signal(&first, libc::SIGKILL);
+    first.wait().unwrap();
+    let resumed = finish(&mut evaluate_command(&samples, &results, &["--jobs", "1"]));
+    assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
+    assert!(resumed.stderr.contains("resuming:"), "{}", resumed.stderr);
+    assert_eq!(whole_lines(&results), read_jsonl(&samples).len());
+    assert!(!PathBuf::from(format!("{}.lock", results.display())).exists(), "a finished run leaves no lock file");
+}
+
 #[test]
 fn ctrl_c_stops_cleanly_a_resume_with_other_settings_is_refused_and_restart_starts_over() {
     let dir = tempfile::tempdir().unwrap();

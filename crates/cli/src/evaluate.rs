@@ -20,6 +20,7 @@ use crate::canonical;
 use crate::dedup::{self, Dedup, Key, Offer, Sample};
 use crate::input::{self, InputError, ProblemSet};
 use crate::jsonl::JsonlReader;
+use crate::lock::ResultsLock;
 use crate::output::LineWriter;
 use crate::provenance;
 use crate::report::{Report, Tally};
@@ -93,6 +94,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     if same_file(&options.samples, &options.results) {
         return Err(InputError::ResultsOverSamples { path: options.results.display().to_string() }.into());
     }
+    let _lock = ResultsLock::acquire(&options.results)?;
     // Every line is checked before anything runs, so a bad line late in a large file
     // costs nothing and never leaves half a results file behind. Meanwhile the
     // interpreter is found; a bad input is still reported first.

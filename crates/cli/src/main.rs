@@ -10,6 +10,7 @@ mod dedup;
 mod evaluate;
 mod input;
 mod jsonl;
+mod lock;
 mod output;
 mod provenance;
 mod report;
@@ -35,7 +36,8 @@ const EXIT_SUCCESS: u8 = 0;
 /// or a file could not be written.
 const EXIT_RUN_FAILED: u8 = 1;
 /// Bad input: a flag, or a problems, samples or results file that is missing or malformed,
-/// or a resume with other settings. (clap also uses 2 for command-line errors.)
+/// a resume with other settings, or a results file another run is writing. (clap also
+/// uses 2 for command-line errors.)
 const EXIT_BAD_INPUT: u8 = 2;
 /// Some samples got no verdict through faults of the machine (a worker that crashed or
 /// could not be restarted, a full disk); pass@k is not reported. Run again to resume.
@@ -272,6 +274,8 @@ pub enum CommandError {
     Score(#[from] passk_scorer::SummaryError),
     #[error(transparent)]
     Resume(#[from] resume::ResumeError),
+    #[error(transparent)]
+    Lock(#[from] lock::LockError),
     #[error("{}", describe_stop(.0))]
     Stopped(evaluate::Stopped),
     #[error("{errors} samples have no verdict (infrastructure errors), so pass@k is unknown")]
@@ -314,7 +318,9 @@ fn describe_stop(stopped: &evaluate::Stopped) -> String {
 impl CommandError {
     fn exit_code(&self) -> u8 {
         match self {
-            CommandError::Input(_) | CommandError::Resume(resume::ResumeError::NoSettings { .. }) => EXIT_BAD_INPUT,
+            CommandError::Input(_)
+            | CommandError::Resume(resume::ResumeError::NoSettings { .. })
+            | CommandError::Lock(lock::LockError::Busy { .. }) => EXIT_BAD_INPUT,
             CommandError::Stopped(evaluate::Stopped::Interrupted { .. }) => EXIT_INTERRUPTED,
             CommandError::Stopped(evaluate::Stopped::Infrastructure { .. })
             | CommandError::IncompleteResults { .. } => EXIT_INFRASTRUCTURE,

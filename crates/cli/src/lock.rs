@@ -1,0 +1,78 @@
+//! One run per results file. Two runs writing one file would interleave their lines
+//! and both claim success, so a run holds an exclusive lock on `<results>.lock` from
+//! before it reads its first sample until its last write, and a second run refuses at
+//! once, naming the first. The lock is the kernel's (flock): it goes with its holder's
+//! last descriptor, so a run killed with SIGKILL never leaves one behind that blocks.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use nix::errno::Errno;
+use nix::fcntl::{Flock, FlockArg};
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum LockError {
+    #[error(
+        "{results} is being written by another passk run{holder}; wait for it to finish, or choose another \
+         --results"
+    )]
+    Busy { results: String, holder: String },
+    #[error("cannot create or lock {}", .path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The held lock; dropping it removes the lock file and lets go.
+#[derive(Debug)]
+pub struct ResultsLock {
+    path: PathBuf,
+    _held: Flock<File>,
+}
+
+impl ResultsLock {
+    pub fn acquire(results: &Path) -> Result<ResultsLock, LockError> {
+        let mut name = results.as_os_str().to_owned();
+        name.push(".lock");
+        let path = PathBuf::from(name);
+        let io = |source| LockError::Io { path: path.clone(), source };
+        loop {
+            let file =
+                OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
+            let mut held = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+                Ok(held) => held,
+                Err((mut file, Errno::EWOULDBLOCK)) => {
+                    let mut pid = String::new();
+                    let holder = match file.read_to_string(&mut pid) {
+                        Ok(_) if !pid.trim().is_empty() => format!(" (pid {})", pid.trim()),
+                        _ => String::new(),
+                    };
+                    return Err(LockError::Busy { results: results.display().to_string(), holder });
+                }
+                Err((_, errno)) => return Err(io(errno.into())),
+            };
+            // The run that held it may have removed the file between our open and our
+            // lock: then this lock is on a file no later run will open, and we go again.
+            let ours = held.metadata().map_err(io)?;
+            match std::fs::metadata(&path) {
+                Ok(current) if current.ino() == ours.ino() && current.dev() == ours.dev() => {}
+                _ => continue,
+            }
+            held.set_len(0).map_err(io)?;
+            write!(held, "{}", std::process::id()).map_err(io)?;
+            return Ok(ResultsLock { path, _held: held });
+        }
+    }
+}
+
+impl Drop for ResultsLock {
+    fn drop(&mut self) {
+        // Removed while still held, so that no other run can have locked it meanwhile.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
