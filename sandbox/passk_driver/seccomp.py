@@ -31,9 +31,9 @@ class _SockFprog(ctypes.Structure):
 
 
 class SyscallFilter:
-    """The filter, built once in the driver; each child writes its own pid in and
-    installs it. Building it afresh in every child would cost more than the rest of
-    the child's set-up together, since every page Python touches there is copied."""
+    """The harness's program, loaded once in the driver; each child writes its own pid
+    in and installs it. Loading it afresh in every child would cost more than the rest
+    of the child's set-up together, since every page Python touches there is copied."""
 
     def __init__(self, program):
         self.buffer = ctypes.create_string_buffer(program, len(program))

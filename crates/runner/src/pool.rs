@@ -88,9 +88,8 @@ pub struct Pool {
     isolation: Isolation,
     facts: DriverFacts,
     context: Arc<SandboxContext>,
-    accounting: Accounting,
-    // Removed once the drivers are gone.
-    cgroups: Option<RunGroups>,
+    // Removed once the drivers are gone; or why there are none.
+    cgroups: Result<RunGroups, Accounting>,
     // Holds the driver script and the slots' directories; removed on drop.
     workdir: tempfile::TempDir,
 }
@@ -102,17 +101,11 @@ impl Pool {
         let workdir = tempfile::Builder::new().prefix("passk-").tempdir().map_err(PoolError::Workdir)?;
         let driver = workdir.path().join("interpreter");
         crate::sandbox::write_driver(&driver).map_err(PoolError::Workdir)?;
-        let (cgroups, accounting) = match RunGroups::create(options.jobs, &options.limits) {
-            Ok(groups) => {
-                let accounting = groups.accounting().clone();
-                (Some(groups), accounting)
-            }
-            Err(error) => {
-                let reason = error_chain(&error);
-                tracing::info!("no control groups per sample: {reason}");
-                (None, Accounting::Unavailable(reason))
-            }
-        };
+        let cgroups = RunGroups::create(options.jobs, &options.limits).map_err(|error| {
+            let reason = error_chain(&error);
+            tracing::info!("no control groups per sample: {reason}");
+            Accounting::Unavailable(reason)
+        });
         let slot_groups = cgroups.as_ref().map(|groups| groups.slots().to_vec()).unwrap_or_default();
         let context = Arc::new(SandboxContext {
             helper: options.helper.clone(),
@@ -131,7 +124,7 @@ impl Pool {
             match start_drivers(&context, level, options.jobs).await {
                 Ok((drivers, facts)) => {
                     let isolation = Isolation { level, refused };
-                    return Ok(Pool { options, drivers, isolation, facts, context, accounting, cgroups, workdir });
+                    return Ok(Pool { options, drivers, isolation, facts, context, cgroups, workdir });
                 }
                 Err(error) => {
                     let reason = refusal(&error).ok_or(error)?;
@@ -143,7 +136,7 @@ impl Pool {
         match start_drivers(&context, *weakest, options.jobs).await {
             Ok((drivers, facts)) => {
                 let isolation = Isolation { level: *weakest, refused };
-                Ok(Pool { options, drivers, isolation, facts, context, accounting, cgroups, workdir })
+                Ok(Pool { options, drivers, isolation, facts, context, cgroups, workdir })
             }
             Err(error) if options.sandbox == SandboxMode::Strict => match refusal(&error) {
                 Some(reason) => Err(SandboxError::StrictUnavailable { reason }.into()),
@@ -169,7 +162,10 @@ impl Pool {
 
     /// What the kernel counts and limits per sample.
     pub fn accounting(&self) -> &Accounting {
-        &self.accounting
+        match &self.cgroups {
+            Ok(groups) => groups.accounting(),
+            Err(unavailable) => unavailable,
+        }
     }
 
     /// Runs every job from `jobs`, each on whichever slot frees up first, and sends each

@@ -2,8 +2,8 @@
 //! the binary, turned into a classic BPF program for this machine.
 //!
 //! The policy lives in a file rather than in code so that a reviewer reads one list of
-//! what a candidate may do, and anything it does not name is denied. The harness
-//! compiles the program once and writes it beside the driver package; the driver makes
+//! what a candidate may do, and anything it does not name is denied. Wherever the
+//! driver package is written, the program is compiled and written beside it; the driver makes
 //! each candidate's copy by writing the candidate's pid where the program says `self`
 //! (see [`OWN_PID`]) and installs it after the candidate has dropped its privileges.
 
