@@ -152,9 +152,8 @@ class Processes:
                 os.set_blocking(fd, True)
 
     def finish(self):
-        """Reaps the candidate and closes the pipes; a judge that did not finish the
-        sample is killed, and the next sample starts another."""
-        self.candidate.reap()
+        """Closes the pipes once the candidate is reaped; a judge that did not finish
+        the sample is killed, and the next sample starts another."""
         os.close(self.candidate.pidfd)
         for fd in self.streams:
             os.close(fd)
@@ -343,10 +342,11 @@ def run(request, context, send):
     watch = Watch(processes, context.harness_fd, started + float(request["timeout"]))
     watch.run()
     duration = time.monotonic() - started
-    # The verdict is decided; nothing the candidate left behind may change it. Once
-    # every process of the sample has SIGKILL pending none runs another instruction,
-    # so the verdict goes out before they are reaped, which overlaps with the harness.
+    # The verdict is decided; nothing the candidate left behind may change it. The
+    # candidate is reaped before the driver does anything more: until then it shares
+    # every page of the driver's, and each page the driver writes would be copied.
     cleanup.kill_group(processes.candidate.pid)
+    processes.candidate.reap()
     processes.drain()
     group = context.sample_group
     peak, cpu, out_of_memory = group.figures() if group is not None else (None, None, False)

@@ -37,7 +37,9 @@ fn the_bundled_samples_get_the_verdicts_they_were_written_for() {
     for machine_specific in ["samples", "results", "python", "python_version", "jobs"] {
         summary["settings"][machine_specific] = Value::from("[redacted]");
     }
-    for machine_specific in ["harness_peak_rss_kib", "started_at", "finished_at", "seconds", "cpus", "cgroups"] {
+    for machine_specific in
+        ["harness_peak_rss_kib", "started_at", "finished_at", "seconds", "cpus", "worker_cpus", "cgroups"]
+    {
         summary["run"][machine_specific] = Value::from("[redacted]");
     }
     summary.as_object_mut().unwrap().remove("per_problem");

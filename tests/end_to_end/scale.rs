@@ -1,7 +1,9 @@
 //! Identical samples run once, memory that does not grow with the number of samples,
 //! and more workers than cores without false time-outs.
 
-use passk_tests::{finish, humaneval_dir, machine_to_myself, passk, read_jsonl, repo_root, write_jsonl};
+use std::process::Command;
+
+use passk_tests::{finish, humaneval_dir, machine_to_myself, passk, passk_binary, read_jsonl, repo_root, write_jsonl};
 use serde_json::{json, Value};
 
 fn canonical(task: usize) -> String {
@@ -101,4 +103,51 @@ fn more_workers_than_cores_give_no_false_time_outs() {
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
     let not_passed: Vec<Value> = read_jsonl(&results).into_iter().filter(|r| r["passed"] != true).collect();
     assert_eq!(not_passed, Vec::<Value>::new());
+}
+
+/// With one worker per CPU passk may use, each worker's driver, judge and candidates are
+/// kept on one CPU (the same one: the judge's test compares its own set with the
+/// candidate's); with fewer workers than CPUs the kernel places them.
+#[test]
+fn each_worker_keeps_to_a_cpu_of_its_own_only_when_there_is_one_per_cpu() {
+    if std::thread::available_parallelism().map_or(1, usize::from) < 2 {
+        eprintln!("skipped: needs two CPUs");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let run = |jobs: &str, expected: &str| {
+        let problems = dir.path().join(format!("problems-{jobs}.jsonl"));
+        let test =
+            format!("import os\n\ndef check(candidate):\n    found = candidate()\n    assert {expected}, found\n");
+        write_jsonl(
+            &problems,
+            &[
+                json!({"task_id": "cpus/0", "prompt": "import os\n\ndef cpus():\n", "entry_point": "cpus", "test": test}),
+            ],
+        );
+        let samples = dir.path().join(format!("samples-{jobs}.jsonl"));
+        let records: Vec<Value> = (0..8)
+            .map(|i| json!({"task_id": "cpus/0", "completion": "    return sorted(os.sched_getaffinity(0))\n", "i": i}))
+            .collect();
+        write_jsonl(&samples, &records);
+        let results = dir.path().join(format!("results-{jobs}.jsonl"));
+        let summary = dir.path().join(format!("summary-{jobs}.json"));
+        let mut command = Command::new("taskset");
+        command.args(["-c", "0,1"]).arg(passk_binary()).arg("evaluate").arg(&samples).arg("--problems").arg(&problems);
+        command
+            .args(["--no-dedup", "--k", "1", "--jobs", jobs, "--summary"])
+            .arg(&summary)
+            .arg("--results")
+            .arg(&results);
+        let finished = finish(&mut command);
+        assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+        for result in read_jsonl(&results) {
+            assert_eq!(result["status"], "passed", "{result}");
+        }
+        let summary: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+        summary["run"]["worker_cpus"].clone()
+    };
+    let one_cpu_each = run("2", "len(found) == 1 and found == sorted(os.sched_getaffinity(0))");
+    assert_eq!(one_cpu_each, json!([0, 1]));
+    assert_eq!(run("1", "found == [0, 1]"), Value::Null);
 }

@@ -144,6 +144,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     let isolation = pool.isolation().clone();
     let facts = pool.facts();
     let accounting = pool.accounting().clone();
+    let worker_cpus = pool.worker_cpus().to_vec();
     tracing::info!(jobs = options.jobs, sandbox = %isolation.level, ?facts, "workers ready");
     settings.insert("sandbox".into(), json!(isolation.level));
     let (results, done, tally) = match leftover {
@@ -299,6 +300,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     run.insert("finished_at".into(), json!(provenance::now()));
     run.insert("seconds".into(), json!((started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0));
     run.insert("cpus".into(), json!(provenance::cpus()));
+    run.insert("worker_cpus".into(), if worker_cpus.is_empty() { Value::Null } else { json!(worker_cpus) });
     run.insert("resumed_from".into(), json!(done));
     run.insert("syscall_filter".into(), json!(facts.syscall_filter));
     run.insert("pid_namespace_per_sample".into(), json!(facts.pid_namespace_per_sample));

@@ -132,9 +132,13 @@ impl Driver {
         context: &SandboxContext,
         policy: &HelperPolicy,
         slot: usize,
+        cpu: Option<usize>,
     ) -> Result<(Driver, Ready), DriverError> {
         let mut command = context.command(policy);
         command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        if let Some(cpu) = cpu {
+            crate::placement::keep_on(&mut command, cpu);
+        }
         let mut leader = GroupLeader::spawn(&mut command).map_err(DriverError::Spawn)?;
         let child = leader.child_mut();
         let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())

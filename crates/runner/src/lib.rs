@@ -24,6 +24,7 @@ pub mod cgroup;
 mod driver;
 mod interpreter;
 mod mountinfo;
+mod placement;
 mod pool;
 mod process;
 mod program;

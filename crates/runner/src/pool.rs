@@ -88,6 +88,8 @@ pub struct Pool {
     isolation: Isolation,
     facts: DriverFacts,
     context: Arc<SandboxContext>,
+    // Each slot's CPU; empty where the kernel places them.
+    cpus: Vec<usize>,
     // Removed once the drivers are gone; or why there are none.
     cgroups: Result<RunGroups, Accounting>,
     // Holds the driver script and the slots' directories; removed on drop.
@@ -117,14 +119,15 @@ impl Pool {
             environment: ENVIRONMENT.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
             cgroups: slot_groups,
         });
+        let cpus = crate::placement::cpu_per_slot(options.jobs);
         let (weakest, stronger) =
             SandboxContext::levels(options.sandbox).split_last().expect("every mode allows some level");
         let mut refused = Vec::new();
         for &level in stronger {
-            match start_drivers(&context, level, options.jobs).await {
+            match start_drivers(&context, level, &cpus, options.jobs).await {
                 Ok((drivers, facts)) => {
                     let isolation = Isolation { level, refused };
-                    return Ok(Pool { options, drivers, isolation, facts, context, cgroups, workdir });
+                    return Ok(Pool { options, drivers, isolation, facts, context, cpus, cgroups, workdir });
                 }
                 Err(error) => {
                     let reason = refusal(&error).ok_or(error)?;
@@ -133,10 +136,10 @@ impl Pool {
                 }
             }
         }
-        match start_drivers(&context, *weakest, options.jobs).await {
+        match start_drivers(&context, *weakest, &cpus, options.jobs).await {
             Ok((drivers, facts)) => {
                 let isolation = Isolation { level: *weakest, refused };
-                Ok(Pool { options, drivers, isolation, facts, context, cgroups, workdir })
+                Ok(Pool { options, drivers, isolation, facts, context, cpus, cgroups, workdir })
             }
             Err(error) if options.sandbox == SandboxMode::Strict => match refusal(&error) {
                 Some(reason) => Err(SandboxError::StrictUnavailable { reason }.into()),
@@ -160,6 +163,12 @@ impl Pool {
         self.facts
     }
 
+    /// The CPU each worker slot is kept on, by slot; empty when the kernel places them
+    /// (see `placement`).
+    pub fn worker_cpus(&self) -> &[usize] {
+        &self.cpus
+    }
+
     /// What the kernel counts and limits per sample.
     pub fn accounting(&self) -> &Accounting {
         match &self.cgroups {
@@ -180,7 +189,7 @@ impl Pool {
         results: mpsc::UnboundedSender<(T, Verdict)>,
         cancel: CancellationToken,
     ) -> Result<(), PoolError> {
-        let Pool { options, drivers, workdir, cgroups, context, isolation, .. } = self;
+        let Pool { options, drivers, workdir, cgroups, context, isolation, cpus, .. } = self;
         let jobs = Arc::new(Mutex::new(jobs));
         let limits = DriverLimits {
             timeout: options.timeout,
@@ -191,8 +200,14 @@ impl Pool {
         };
         let mut workers = JoinSet::new();
         for (slot, driver) in drivers.into_iter().enumerate() {
-            let worker =
-                Worker { slot, driver: Some(driver), context: context.clone(), level: isolation.level, limits };
+            let worker = Worker {
+                slot,
+                cpu: cpus.get(slot).copied(),
+                driver: Some(driver),
+                context: context.clone(),
+                level: isolation.level,
+                limits,
+            };
             workers.spawn(worker.serve(jobs.clone(), results.clone(), cancel.clone()));
         }
         let mut outcome = Ok(());
@@ -229,16 +244,20 @@ fn refusal(error: &PoolError) -> Option<String> {
     }
 }
 
-/// Starts one driver per slot at `level`, all at once; all must come up.
+/// Starts one driver per slot at `level`, all at once; all must come up. The drivers
+/// come back in slot order, whichever came up first: a worker restarts its driver in
+/// its own slot's directories, groups and CPU.
 async fn start_drivers(
     context: &Arc<SandboxContext>,
     level: Level,
+    cpus: &[usize],
     jobs: usize,
 ) -> Result<(Vec<Driver>, DriverFacts), PoolError> {
     let mut starting = JoinSet::new();
     for slot in 0..jobs {
         let context = context.clone();
-        starting.spawn(async move { start_driver(&context, level, slot).await });
+        let cpu = cpus.get(slot).copied();
+        starting.spawn(async move { (slot, start_driver(&context, level, slot, cpu).await) });
     }
     let mut drivers = Vec::with_capacity(jobs);
     let mut facts = DriverFacts {
@@ -249,19 +268,22 @@ async fn start_drivers(
     };
     let mut failure = None;
     while let Some(joined) = starting.join_next().await {
-        match joined.expect("starting a driver does not panic") {
+        let (slot, started) = joined.expect("starting a driver does not panic");
+        match started {
             Ok((driver, ready)) => {
                 facts.syscall_filter &= ready.syscall_filter;
                 facts.pid_namespace_per_sample &= ready.pid_namespace_per_sample;
                 facts.ipc_namespace_per_sample &= ready.ipc_namespace_per_sample;
                 facts.fresh_tmp_per_sample &= ready.fresh_tmp_per_sample;
-                drivers.push(driver);
+                drivers.push((slot, driver));
             }
             Err(error) => failure = Some(error),
         }
     }
+    drivers.sort_by_key(|(slot, _)| *slot);
+    let drivers = drivers.into_iter().map(|(_, driver)| driver);
     match failure {
-        None => Ok((drivers, facts)),
+        None => Ok((drivers.collect(), facts)),
         Some(error) => {
             for driver in drivers {
                 driver.stop().await;
@@ -271,14 +293,20 @@ async fn start_drivers(
     }
 }
 
-async fn start_driver(context: &SandboxContext, level: Level, slot: usize) -> Result<(Driver, Ready), PoolError> {
+async fn start_driver(
+    context: &SandboxContext,
+    level: Level,
+    slot: usize,
+    cpu: Option<usize>,
+) -> Result<(Driver, Ready), PoolError> {
     let policy = context.policy(level, slot);
     context.prepare_slot(&policy, slot).map_err(|source| PoolError::Slot { slot, source })?;
-    Driver::start(context, &policy, slot).await.map_err(|source| PoolError::Start { slot, source })
+    Driver::start(context, &policy, slot, cpu).await.map_err(|source| PoolError::Start { slot, source })
 }
 
 struct Worker {
     slot: usize,
+    cpu: Option<usize>,
     driver: Option<Driver>,
     context: Arc<SandboxContext>,
     level: Level,
@@ -327,7 +355,7 @@ impl Worker {
         while failures.len() < 2 {
             let driver = match self.driver.as_mut() {
                 Some(driver) => driver,
-                None => match start_driver(&self.context, self.level, self.slot).await {
+                None => match start_driver(&self.context, self.level, self.slot, self.cpu).await {
                     Ok((driver, _)) => self.driver.insert(driver),
                     Err(error) => {
                         let detail = format!("the worker could not be restarted: {}", error_chain(&error));
