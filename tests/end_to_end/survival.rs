@@ -356,6 +356,64 @@ fn retry_timeouts_runs_them_again_alone_and_says_what_changed() {
     assert_eq!(results.iter().filter(|r| r["retried"] == true).count() as u64, retried["samples"].as_u64().unwrap());
 }
 
+/// Regression: a sample whose retry ended in `infrastructure` (its worker killed twice
+/// while it ran) vanished from pass@k, and the run exited 0 with pass@1 1.0.
+#[test]
+fn a_retry_that_ends_in_infrastructure_withholds_pass_at_k() {
+    let dir = tempfile::tempdir().unwrap();
+    let interpreter = dir.path().join("bin").join("python3");
+    std::fs::create_dir(interpreter.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink("/usr/bin/python3", &interpreter).unwrap();
+    let problems = std::fs::read_to_string(repo_root().join("problems/basic.jsonl")).unwrap();
+    let mut records: Vec<Value> = problems
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .map(|p| json!({"task_id": p["task_id"], "completion": p["canonical_solution"]}))
+        .collect();
+    records.push(json!({"task_id": "basic/0", "completion": "    while True:\n        pass\n"}));
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &records);
+    let results = dir.path().join("results.jsonl");
+    let summary = dir.path().join("summary.json");
+    let summary_arg = summary.to_str().unwrap();
+    let mut command =
+        evaluate_command(&samples, &results, &["--timeout", "4", "--retry-timeouts", "--summary", summary_arg]);
+    command.arg("--python").arg(&interpreter);
+    let mut run = spawn(command);
+    let stderr = run.stderr.take().unwrap();
+    let (retrying_tx, retrying) = std::sync::mpsc::channel();
+    let reading = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut seen = Vec::new();
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("timed out again") {
+                let _ = retrying_tx.send(());
+            }
+            seen.push(line);
+        }
+        seen.join("\n")
+    });
+    // Nothing is killed until the retry begins; from then on, every worker it starts.
+    let retry_began = retrying.recv_timeout(Duration::from_secs(120)).is_ok();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while retry_began && run.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the run did not end");
+        kill_drivers(&interpreter);
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    let code = run.wait().unwrap().code();
+    let stderr = reading.join().unwrap();
+    assert!(stderr.contains("timed out again"), "the retry ran: {stderr}");
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(stderr.contains("fault of this machine"), "{stderr}");
+    let summary: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    assert!(summary.get("pass@1").is_none(), "no pass@k: {summary}");
+    assert_eq!(summary["complete"], false, "{summary}");
+    assert!(!results.exists(), "the results stay partial, to resume");
+    let kept = read_jsonl(&partial(&results));
+    assert_eq!(kept.iter().filter(|r| r["status"] == "passed").count(), 24, "nothing computed is lost");
+}
+
 fn canonical_body() -> String {
     let problems = std::fs::read_to_string(repo_root().join("problems/basic.jsonl")).unwrap();
     let first: Value = serde_json::from_str(problems.lines().next().unwrap()).unwrap();

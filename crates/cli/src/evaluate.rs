@@ -246,7 +246,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     progress.finish_and_clear();
     let partial = results.partial().to_owned();
 
-    let stopped = if interrupted {
+    let mut stopped = if interrupted {
         Some(Stopped::Interrupted { done: next, total, partial: partial.clone() })
     } else if let Some(error) = write_failure {
         Some(Stopped::Infrastructure {
@@ -280,15 +280,25 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         None
     };
 
-    let complete = stopped.is_none();
     let results_path = results.path().to_owned();
     let mut retried = None;
-    if complete && !timed_out.is_empty() {
+    if stopped.is_none() && !timed_out.is_empty() {
         eprintln!("running the samples that timed out again, one at a time");
         let outcome = retry::retry(pool_options, timed_out, results.partial()).await?;
         tally = outcome.tally;
         retried = Some((outcome.samples, outcome.changed));
+        let errors = tally.infrastructure_errors();
+        if errors > 0 {
+            stopped = Some(Stopped::Infrastructure {
+                errors,
+                cause: "see the `infrastructure` lines of the results".into(),
+                done: total - errors as usize,
+                total,
+                partial: partial.clone(),
+            });
+        }
     }
+    let complete = stopped.is_none();
     if complete {
         results.finish().map_err(|source| write_error(&results_path, source))?;
         resume::clear(&results_path).map_err(|source| write_error(&results_path, source))?;

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::time::Duration;
 
-use passk_runner::{CancellationToken, Job, Pool, PoolOptions, Program, Status, Verdict};
+use passk_runner::{CancellationToken, Job, Pool, PoolError, PoolOptions, Program, Status, Verdict};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
@@ -31,6 +31,7 @@ impl TimedOut {
     pub fn is_empty(&self) -> bool {
         self.samples.is_empty()
     }
+
 }
 
 /// How the retry went.
@@ -43,25 +44,44 @@ pub struct Retried {
     pub tally: Tally,
 }
 
+/// Runs the timed-out programs on `pool`: the verdicts it reached, and what stopped it
+/// early, if anything did.
+async fn run(pool: Pool, timed_out: &TimedOut) -> (HashMap<Key, Verdict>, Option<PoolError>) {
+    let (job_tx, job_rx) = mpsc::channel(timed_out.programs.len().max(1));
+    let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
+    for (key, (program, timeout)) in &timed_out.programs {
+        let job = Job { program: program.clone(), tag: *key, timeout: *timeout };
+        job_tx.send(job).await.expect("the queue holds every job");
+    }
+    drop(job_tx);
+    let fault = pool.run(job_rx, verdict_tx, CancellationToken::new()).await.err();
+    let mut verdicts = HashMap::new();
+    while let Ok((key, verdict)) = verdict_rx.try_recv() {
+        verdicts.insert(key, verdict);
+    }
+    (verdicts, fault)
+}
+
 fn write_error(path: &Path, source: std::io::Error) -> CommandError {
     CommandError::Write { path: path.display().to_string(), source }
 }
 
 /// Runs every timed-out program again on one worker, then rewrites `partial` (the run's
-/// complete results) with the new verdicts.
+/// complete results) with the new verdicts: `infrastructure` for any the retry could not
+/// run, which the caller reports as such.
 pub async fn retry(mut options: PoolOptions, timed_out: TimedOut, partial: &Path) -> Result<Retried, CommandError> {
     options.jobs = 1;
-    let pool = Pool::start(options).await?;
-    let (job_tx, job_rx) = mpsc::channel(timed_out.programs.len().max(1));
-    let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
-    for (key, (program, timeout)) in timed_out.programs {
-        job_tx.send(Job { program, tag: key, timeout }).await.expect("the queue holds every job");
-    }
-    drop(job_tx);
-    pool.run(job_rx, verdict_tx, CancellationToken::new()).await?;
-    let mut verdicts: HashMap<Key, Verdict> = HashMap::new();
-    while let Ok((key, verdict)) = verdict_rx.try_recv() {
-        verdicts.insert(key, verdict);
+    let (mut verdicts, fault) = match Pool::start(options).await {
+        Ok(pool) => run(pool, &timed_out).await,
+        Err(fault) => (HashMap::new(), Some(fault)),
+    };
+    // A program the retry could not run has no verdict now: its first one was a time-out
+    // that this retry was to confirm or overturn. Marked so, it is run again on resume.
+    if let Some(fault) = fault {
+        let detail = format!("the retry could not run it: {}", passk_runner::error_chain(&fault));
+        for key in timed_out.samples.values() {
+            verdicts.entry(*key).or_insert_with(|| Verdict::infrastructure(detail.clone()));
+        }
     }
 
     // The rewrite goes to a new file that replaces the old at once, so a crash here
