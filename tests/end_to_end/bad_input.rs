@@ -255,3 +255,16 @@ fn results_over_the_samples_file() {
     assert_rejected(&finished, &["samples.jsonl", "is the samples file"]);
     assert_eq!(std::fs::read(&samples).unwrap(), before, "the samples file is untouched");
 }
+
+/// Regression: a bad `--summary` path was reported only after the whole run had run.
+#[test]
+fn an_unwritable_summary_path_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let missing = dir.path().join("no-such-dir").join("summary.json");
+    let finished = evaluate(dir.path(), &samples, &["--summary", missing.to_str().unwrap()]);
+    assert_rejected(&finished, &["cannot write --summary", "no-such-dir/summary.json", "No such file"]);
+    let finished = evaluate(dir.path(), &samples, &["--summary", dir.path().to_str().unwrap()]);
+    assert_rejected(&finished, &["cannot write --summary", "is a directory"]);
+}

@@ -95,6 +95,13 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         return Err(InputError::ResultsOverSamples { path: options.results.display().to_string() }.into());
     }
     let _lock = ResultsLock::acquire(&options.results)?;
+    if let Some(summary) = &options.summary {
+        crate::output::check_writable(summary).map_err(|source| InputError::Unwritable {
+            option: "--summary",
+            path: summary.display().to_string(),
+            source,
+        })?;
+    }
     // Every line is checked before anything runs, so a bad line late in a large file
     // costs nothing and never leaves half a results file behind. Meanwhile the
     // interpreter is found; a bad input is still reported first.

@@ -56,6 +56,13 @@ pub enum InputError {
     ResumeMismatch { path: String, differences: String },
     #[error("{name:?} is neither a problem file nor a bundled problem set (bundled: {bundled})")]
     UnknownProblemSet { name: String, bundled: String },
+    #[error("cannot write {option} {path}")]
+    Unwritable {
+        option: &'static str,
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// Reads a required string field.

@@ -26,6 +26,21 @@ pub fn partial_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Whether `write_atomically` could write `path`, tried the way it will: by creating the
+/// partial file beside it. Checked before a run, so that a bad path costs nothing.
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    if path.is_dir() {
+        return Err(std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory"));
+    }
+    let partial = partial_path(path);
+    let existed = partial.exists();
+    OpenOptions::new().write(true).create(true).truncate(false).open(&partial)?;
+    if !existed {
+        std::fs::remove_file(&partial)?;
+    }
+    Ok(())
+}
+
 pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let partial = partial_path(path);
     let mut file = File::create(&partial)?;

@@ -31,7 +31,6 @@ impl TimedOut {
     pub fn is_empty(&self) -> bool {
         self.samples.is_empty()
     }
-
 }
 
 /// How the retry went.
