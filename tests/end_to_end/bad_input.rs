@@ -268,3 +268,23 @@ fn an_unwritable_summary_path_is_refused_before_anything_runs() {
     let finished = evaluate(dir.path(), &samples, &["--summary", dir.path().to_str().unwrap()]);
     assert_rejected(&finished, &["cannot write --summary", "is a directory"]);
 }
+
+/// Regression: each of these got a bare JSON parse error, with no word of what to change.
+#[test]
+fn a_whole_json_document_or_a_byte_order_mark_gets_the_fix_in_the_message() {
+    let sample = good_sample();
+    let array = format!("[{sample},\n {sample}]\n");
+    assert_rejected(
+        &evaluate_text("samples.json", &array, &[]),
+        &["samples.json:1", "JSON Lines expected", "this is a JSON array", "a line of its own"],
+    );
+    let pretty = serde_json::to_string_pretty(&sample).unwrap();
+    assert_rejected(
+        &evaluate_text("samples.jsonl", &format!("\n{pretty}\n"), &[]),
+        &["samples.jsonl:2", "JSON Lines expected", "spread over several lines"],
+    );
+    assert_rejected(
+        &evaluate_text("samples.jsonl", &format!("\u{feff}{sample}\n"), &[]),
+        &["samples.jsonl", "byte-order mark", "remove the byte-order mark"],
+    );
+}

@@ -56,6 +56,12 @@ pub enum InputError {
     ResumeMismatch { path: String, differences: String },
     #[error("{name:?} is neither a problem file nor a bundled problem set (bundled: {bundled})")]
     UnknownProblemSet { name: String, bundled: String },
+    #[error(
+        "{path}: starts with a UTF-8 byte-order mark, which JSON Lines does not allow; remove the byte-order mark"
+    )]
+    ByteOrderMark { path: String },
+    #[error("{path}:{line}: JSON Lines expected (one JSON object per line), this is {shape}; write each object on a line of its own")]
+    NotJsonLines { path: String, line: usize, shape: &'static str },
     #[error("cannot write {option} {path}")]
     Unwritable {
         option: &'static str,

@@ -18,6 +18,9 @@ pub struct JsonlReader {
     lines: Box<dyn BufRead + Send>,
     line: usize,
     buffer: String,
+    /// Whether a line that is not blank has been read: the format mistakes recognized
+    /// below show on the first.
+    started: bool,
 }
 
 impl std::fmt::Debug for JsonlReader {
@@ -45,7 +48,7 @@ impl JsonlReader {
     }
 
     fn new(source: String, lines: Box<dyn BufRead + Send>) -> JsonlReader {
-        JsonlReader { source, lines, line: 0, buffer: String::new() }
+        JsonlReader { source, lines, line: 0, buffer: String::new(), started: false }
     }
 
     pub fn source(&self) -> &str {
@@ -62,8 +65,16 @@ impl JsonlReader {
                 Ok(_) => {}
                 Err(error) => return Some(Err(InputError::Read { path: self.source.clone(), line, source: error })),
             }
+            if line == 1 && self.buffer.starts_with('\u{feff}') {
+                return Some(Err(InputError::ByteOrderMark { path: self.source.clone() }));
+            }
             if self.buffer.trim().is_empty() {
                 continue;
+            }
+            if !std::mem::replace(&mut self.started, true) {
+                if let Some(shape) = whole_document(self.buffer.trim()) {
+                    return Some(Err(InputError::NotJsonLines { path: self.source.clone(), line, shape }));
+                }
             }
             return Some(match serde_json::from_str::<Value>(&self.buffer) {
                 Ok(Value::Object(object)) => Ok((line, object)),
@@ -71,6 +82,24 @@ impl JsonlReader {
                 Err(error) => Err(InputError::Json { path: self.source.clone(), line, message: error.to_string() }),
             });
         }
+    }
+}
+
+/// What a first line says the file is, when it is one JSON document rather than JSON
+/// Lines: an array of samples, or an object spread over several lines.
+fn whole_document(first: &str) -> Option<&'static str> {
+    let array_of_objects = || match serde_json::from_str::<Value>(first) {
+        // The first line of an array spread over several lines.
+        Err(_) => true,
+        Ok(Value::Array(items)) => items.iter().all(Value::is_object),
+        Ok(_) => false,
+    };
+    if first.starts_with('[') && array_of_objects() {
+        Some("a JSON array")
+    } else if first == "{" {
+        Some("a JSON object spread over several lines")
+    } else {
+        None
     }
 }
 
