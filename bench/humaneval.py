@@ -43,7 +43,7 @@ def harnesses(args, problems, samples, work):
         results = os.path.join(work, f"{name}-results.jsonl")
         found[name] = (
             # The same interpreter as the other harnesses, not a version manager's shim.
-            [args.passk, "evaluate", samples, "--problems", problems, "--jobs", str(args.jobs), "--timeout",
+            [args.passk, "evaluate", samples, "--problems", problems, "--partial", "--jobs", str(args.jobs), "--timeout",
              str(args.timeout), "--no-dedup", "--k", "1", "--python", sys.executable, "--verdicts", mode,
              "--restart", "--results", results],
             lambda stdout, results=results: sum(json.loads(line)["passed"] for line in open(results)),

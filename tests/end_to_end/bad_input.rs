@@ -11,6 +11,7 @@ const BAD_INPUT: Option<i32> = Some(2);
 fn evaluate(dir: &Path, samples: &Path, extra: &[&str]) -> Finished {
     let results = dir.join("results.jsonl");
     let mut command = passk(["evaluate".as_ref(), samples.as_os_str(), "--problems".as_ref(), "basic".as_ref()]);
+    command.arg("--partial");
     command.arg("--results").arg(&results).args(extra);
     let finished = finish(&mut command);
     assert!(!results.exists(), "no results file after bad input");

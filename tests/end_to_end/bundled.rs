@@ -57,7 +57,7 @@ fn score_agrees_with_evaluate() {
     let finished = finish(
         passk(["evaluate"])
             .arg(&samples)
-            .args(["--problems", "basic", "--k", "1,2", "--results"])
+            .args(["--problems", "basic", "--partial", "--k", "1,2", "--results"])
             .arg(&results)
             .arg("--summary")
             .arg(&evaluated),
@@ -87,7 +87,7 @@ fn gzipped_samples_and_the_default_results_name() {
         writeln!(gz, "{line}").unwrap();
     }
     gz.finish().unwrap();
-    let finished = finish(passk(["evaluate"]).arg(&samples).args(["--problems", "basic", "--k", "1"]));
+    let finished = finish(passk(["evaluate"]).arg(&samples).args(["--problems", "basic", "--partial", "--k", "1"]));
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
     let results = read_jsonl(&dir.path().join("samples.jsonl.gz_results.jsonl"));
     let passed: Vec<&Value> = results.iter().map(|r| &r["passed"]).collect();
@@ -103,7 +103,8 @@ fn a_main_guard_does_not_run_as_under_the_reference() {
         "    return sum(int(d) for d in str(abs(n)))\n\nif __name__ == \"__main__\":\n    raise SystemExit(1)\n";
     write_jsonl(&samples, &[json!({"task_id": "basic/3", "completion": guarded})]);
     let results = dir.path().join("results.jsonl");
-    let finished = finish(passk(["evaluate"]).arg(&samples).args(["--problems", "basic", "--results"]).arg(&results));
+    let finished =
+        finish(passk(["evaluate"]).arg(&samples).args(["--problems", "basic", "--partial", "--results"]).arg(&results));
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
     assert_eq!(read_jsonl(&results)[0]["passed"], true);
 }
@@ -138,10 +139,51 @@ fn verbose_logging_reports_each_verdict() {
         &[json!({"task_id": "basic/3", "completion": "    print('hello from the candidate')\n    return n\n"})],
     );
     let results = dir.path().join("results.jsonl");
-    let finished =
-        finish(passk(["-vv", "evaluate"]).arg(&samples).args(["--problems", "basic", "--results"]).arg(&results));
+    let finished = finish(
+        passk(["-vv", "evaluate"]).arg(&samples).args(["--problems", "basic", "--partial", "--results"]).arg(&results),
+    );
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
     assert!(finished.stderr.contains("workers ready"), "{}", finished.stderr);
     assert!(finished.stderr.contains("status=failed"), "{}", finished.stderr);
     assert!(finished.stderr.contains("hello from the candidate"), "{}", finished.stderr);
+}
+
+/// Regression: samples covering 10 of HumanEval's 164 problems scored pass@1 1.0 over
+/// those 10, with no warning. A subset is refused, naming what is missing; `--partial`
+/// evaluates it on purpose, and the table and summary say it is a subset.
+#[test]
+fn samples_that_leave_out_problems_are_refused_unless_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    let problems = std::fs::read_to_string(repo_root().join("problems/basic.jsonl")).unwrap();
+    let first: Value = serde_json::from_str(problems.lines().next().unwrap()).unwrap();
+    write_jsonl(&samples, &[json!({"task_id": "basic/0", "completion": first["canonical_solution"]})]);
+    let results = dir.path().join("results.jsonl");
+    let summary = dir.path().join("summary.json");
+    let evaluate = |extra: &[&str]| {
+        finish(
+            passk(["evaluate"])
+                .arg(&samples)
+                .args(["--problems", "basic", "--k", "1", "--results"])
+                .arg(&results)
+                .arg("--summary")
+                .arg(&summary)
+                .args(extra),
+        )
+    };
+    let refused = evaluate(&[]);
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    for part in ["leaves out 23 problems of the 24 in basic", "basic/1, basic/2", "and 13 more", "add --partial"] {
+        assert!(refused.stderr.contains(part), "{part}: {}", refused.stderr);
+    }
+    assert!(!results.exists() && !summary.exists(), "nothing ran");
+
+    let partial = evaluate(&["--partial"]);
+    assert_eq!(partial.code, Some(0), "{}", partial.stderr);
+    assert!(partial.stdout.starts_with("1 sample of 1 problem\n"), "{}", partial.stdout);
+    assert!(partial.stdout.contains("pass@1          1.0000  over 1 of 24 problems"), "{}", partial.stdout);
+    let summary: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    assert_eq!(summary["subset"]["of"], 24, "{summary}");
+    assert_eq!(summary["subset"]["missing"].as_array().unwrap().len(), 23, "{summary}");
+    assert_eq!(summary["subset"]["missing"][0], "basic/1", "{summary}");
 }

@@ -74,7 +74,7 @@ fn evaluate_in_container(image: &str, flags: &[&str], samples: &[Value], problem
         .arg("-v")
         .arg(format!("{}:/data", data.path().display()))
         .args(["-w", "/data"]);
-    let evaluate = "evaluate samples.jsonl --k 1 --results results.jsonl --problems";
+    let evaluate = "evaluate samples.jsonl --partial --k 1 --results results.jsonl --problems";
     match problems {
         Problems::Bundled(name) => command.arg(image).args(evaluate.split(' ')).arg(name),
         Problems::FetchedHumanEval => command

@@ -58,7 +58,7 @@ fn run_with(completions: &[String], adjust: impl FnOnce(&mut std::process::Comma
     write_jsonl(&samples, &records);
     let results = dir.path().join("results.jsonl");
     let mut command = passk(["evaluate"]);
-    command.arg(&samples).args(["--problems", "basic", "--k", "1", "--results"]).arg(&results);
+    command.arg(&samples).args(["--problems", "basic", "--partial", "--k", "1", "--results"]).arg(&results);
     adjust(&mut command);
     let finished = finish(&mut command);
     assert_eq!(finished.code, Some(0), "the run completes: {}", finished.stderr);
@@ -235,7 +235,10 @@ fn endless_output_is_stopped_at_the_limit_and_the_harness_stays_small() {
     write_jsonl(&samples, &[endless("stdout"), endless("stderr")]);
     let results = dir.path().join("results.jsonl");
     let (finished, peak_kib) = finish_measuring_memory(
-        passk(["evaluate"]).arg(&samples).args(["--problems", "basic", "--timeout", "3", "--results"]).arg(&results),
+        passk(["evaluate"])
+            .arg(&samples)
+            .args(["--problems", "basic", "--partial", "--timeout", "3", "--results"])
+            .arg(&results),
     );
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
     for result in read_jsonl(&results) {
@@ -382,6 +385,7 @@ fn a_candidate_cannot_touch_files_outside_its_sandbox() {
             .arg(&samples)
             .arg("--problems")
             .arg(&problems)
+            .arg("--partial")
             .arg("--results")
             .arg(&results)
             .env("PASSK_TEST_CANARY", "canary-value"),
@@ -929,7 +933,7 @@ fn hogs_that_start_sessions_take_no_more_than_their_workers_share() {
         .arg(dir.path().join("samples.jsonl"))
         .arg("--problems")
         .arg(humaneval_dir().join("HumanEval.jsonl.gz"))
-        .args(["--jobs", "2", "--no-dedup", "--k", "1", "--timeout", "1.5", "--results"])
+        .args(["--partial", "--jobs", "2", "--no-dedup", "--k", "1", "--timeout", "1.5", "--results"])
         .arg(dir.path().join("results.jsonl"));
     let finished = finish(&mut command);
     for process in &mut load {

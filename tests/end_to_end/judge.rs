@@ -22,7 +22,7 @@ fn run(samples: &[(&str, String)], mode: &str, problems: &std::path::Path) -> (F
             .arg(&path)
             .arg("--problems")
             .arg(problems)
-            .args(["--k", "1", "--timeout", "10", "--verdicts", mode, "--results"])
+            .args(["--partial", "--k", "1", "--timeout", "10", "--verdicts", mode, "--results"])
             .arg(&results),
     );
     let results = if results.exists() { read_jsonl(&results) } else { Vec::new() };
@@ -326,7 +326,7 @@ fn a_candidate_hanging_in_a_call_times_out_and_the_next_samples_are_judged_afres
             .arg(&path)
             .arg("--problems")
             .arg(humaneval_dir().join("HumanEval.jsonl.gz"))
-            .args(["--jobs", "1", "--timeout", "2", "--no-dedup", "--results"])
+            .args(["--partial", "--jobs", "1", "--timeout", "2", "--no-dedup", "--results"])
             .arg(&results),
     );
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);

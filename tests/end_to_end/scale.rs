@@ -21,7 +21,7 @@ fn evaluate(records: &[Value], extra: &[&str]) -> (Vec<Value>, Value) {
     let finished = finish(
         passk(["evaluate"])
             .arg(&samples)
-            .args(["--problems", "basic", "--k", "1", "--results"])
+            .args(["--problems", "basic", "--partial", "--k", "1", "--results"])
             .arg(&results)
             .arg("--summary")
             .arg(&summary)

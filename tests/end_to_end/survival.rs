@@ -30,7 +30,7 @@ fn slow_honest_samples(copies: usize, seconds: f64) -> Vec<Value> {
 
 fn evaluate_command(samples: &Path, results: &Path, extra: &[&str]) -> Command {
     let mut command = passk(["evaluate"]);
-    command.arg(samples).args(["--problems", "basic", "--k", "1", "--results"]).arg(results).args(extra);
+    command.arg(samples).args(["--problems", "basic", "--partial", "--k", "1", "--results"]).arg(results).args(extra);
     command
 }
 

@@ -1,6 +1,6 @@
 //! `passk evaluate`: run every sample against its problem's tests and score the lot.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ use crate::jsonl::JsonlReader;
 use crate::lock::ResultsLock;
 use crate::output::LineWriter;
 use crate::provenance;
-use crate::report::{Report, Tally};
+use crate::report::{Report, Subset, Tally};
 use crate::resume::{self, Leftover};
 use crate::retry::{self, TimedOut};
 use crate::CommandError;
@@ -57,6 +57,8 @@ pub struct EvaluateOptions {
     pub restart: bool,
     /// Run samples that timed out again at the end, alone.
     pub retry_timeouts: bool,
+    /// Evaluate samples that cover only some of the problem set's problems.
+    pub partial: bool,
     /// Give each problem `timeout + factor × its canonical solution's runtime`.
     pub calibrate: Option<f64>,
 }
@@ -106,17 +108,20 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     // costs nothing and never leaves half a results file behind. Meanwhile the
     // interpreter is found; a bad input is still reported first.
     let checking = {
-        let (problems, samples) = (options.problems.clone(), options.samples.clone());
+        let (problems, samples, partial) = (options.problems.clone(), options.samples.clone(), options.partial);
         tokio::task::spawn_blocking(move || {
             let problems = ProblemSet::load(&problems)?;
-            let total = count_valid_samples(&samples, &problems)?;
+            let (total, covered) = count_valid_samples(&samples, &problems)?;
+            if covered.len() < problems.problems.len() && !partial {
+                return Err(missing_problems(&samples, &problems, &covered));
+            }
             let samples_sha256 = provenance::sha256_file(&samples)
                 .map_err(|source| InputError::Open { path: samples.display().to_string(), source })?;
-            Ok::<_, InputError>((Arc::new(problems), total, samples_sha256))
+            Ok::<_, InputError>((Arc::new(problems), total, samples_sha256, covered))
         })
     };
     let interpreter = Interpreter::resolve(&options.python).await;
-    let (problems, total, samples_sha256) = checking.await.expect("checking the input does not panic")?;
+    let (problems, total, samples_sha256, covered) = checking.await.expect("checking the input does not panic")?;
     let interpreter = interpreter?;
     tracing::info!(python = %interpreter.executable.display(), version = %interpreter.version, "interpreter resolved");
 
@@ -340,7 +345,10 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     settings.insert("k".into(), json!(options.ks));
     settings.insert("jobs".into(), json!(options.jobs));
     settings.insert("dedup".into(), json!(options.dedup));
+    let subset = (covered.len() < problems.problems.len())
+        .then(|| Subset { of: problems.problems.len(), missing: missing_task_ids(&problems, &covered) });
     let report = Report {
+        subset,
         tally: &tally,
         scores: &scores,
         complete,
@@ -424,18 +432,45 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-fn count_valid_samples(path: &Path, problems: &ProblemSet) -> Result<usize, InputError> {
+/// How many samples the file holds, each checked, and which problems they cover.
+fn count_valid_samples(path: &Path, problems: &ProblemSet) -> Result<(usize, BTreeSet<usize>), InputError> {
     let reader = JsonlReader::open(path)?;
     let source = reader.source().to_owned();
     let mut count = 0;
+    let mut covered = BTreeSet::new();
     for record in reader {
-        input::sample(&source, problems, record?)?;
+        covered.insert(input::sample(&source, problems, record?)?.problem);
         count += 1;
     }
     if count == 0 {
         return Err(InputError::Empty { path: source, what: "samples" });
     }
-    Ok(count)
+    Ok((count, covered))
+}
+
+/// The task ids of the set's problems that no sample covers.
+fn missing_task_ids(problems: &ProblemSet, covered: &BTreeSet<usize>) -> Vec<String> {
+    (0..problems.problems.len())
+        .filter(|index| !covered.contains(index))
+        .map(|index| problems.problems[index].task_id.clone())
+        .collect()
+}
+
+/// The refusal of a samples file that leaves out problems of the set, naming them.
+fn missing_problems(samples: &Path, problems: &ProblemSet, covered: &BTreeSet<usize>) -> InputError {
+    const NAMED: usize = 10;
+    let missing = missing_task_ids(problems, covered);
+    let mut named = missing[..missing.len().min(NAMED)].join(", ");
+    if missing.len() > NAMED {
+        named.push_str(&format!(" and {} more", missing.len() - NAMED));
+    }
+    InputError::MissingProblems {
+        path: samples.display().to_string(),
+        missing: crate::plural(missing.len(), "problem"),
+        total: problems.problems.len(),
+        set: problems.name.clone(),
+        named,
+    }
 }
 
 /// Reads every sample again, in file order, and sends on each from `skip` with its

@@ -62,6 +62,8 @@ pub enum InputError {
     ByteOrderMark { path: String },
     #[error("{path}:{line}: JSON Lines expected (one JSON object per line), this is {shape}; write each object on a line of its own")]
     NotJsonLines { path: String, line: usize, shape: &'static str },
+    #[error("{path} leaves out {missing} of the {total} in {set}: {named}; pass@k over a subset is not comparable with the whole set's, so add --partial if the subset is what you mean")]
+    MissingProblems { path: String, missing: String, total: usize, set: String, named: String },
     #[error("cannot write {option} {path}")]
     Unwritable {
         option: &'static str,

@@ -114,6 +114,10 @@ struct EvaluateArgs {
     /// verdicts (the summary says how many changed).
     #[arg(long)]
     retry_timeouts: bool,
+    /// Evaluate samples that cover only some of the problem set (by default that is
+    /// refused); pass@k is then the mean over the problems covered.
+    #[arg(long)]
+    partial: bool,
     /// Give each problem its own time limit: --timeout plus --calibrate-factor times how
     /// long its canonical solution takes here (measured before the run).
     #[arg(long)]
@@ -380,6 +384,7 @@ fn run(command: Command) -> Result<(), CommandError> {
                 summary: args.summary,
                 restart: args.restart,
                 retry_timeouts: args.retry_timeouts,
+                partial: args.partial,
                 calibrate: args.calibrate.then_some(args.calibrate_factor),
             };
             runtime()?.block_on(evaluate::evaluate(options))

@@ -87,6 +87,17 @@ pub struct Report<'a> {
     pub run: Map<String, Value>,
     /// Rows the table ends with: the conditions the numbers were measured under.
     pub footer: Vec<(String, String)>,
+    /// The problems left out of the set, when the samples cover only some (--partial).
+    pub subset: Option<Subset>,
+}
+
+/// Samples that cover only some of a problem set.
+#[derive(Debug)]
+pub struct Subset {
+    /// How many problems the set holds.
+    pub of: usize,
+    /// The task ids of the problems without samples.
+    pub missing: Vec<String>,
 }
 
 impl Report<'_> {
@@ -104,7 +115,8 @@ impl Report<'_> {
     }
 
     pub fn print_table(&self, out: &mut impl Write) -> std::io::Result<()> {
-        writeln!(out, "{} samples of {} problems", self.tally.samples(), self.tally.problems())?;
+        let problems = crate::plural(self.tally.problems(), "problem");
+        writeln!(out, "{} of {problems}", crate::plural(self.tally.samples() as usize, "sample"))?;
         for (status, count) in &self.tally.statuses {
             writeln!(out, "  {status:<14}{count:>8}")?;
         }
@@ -116,7 +128,16 @@ impl Report<'_> {
         }
         for score in self.scores {
             match score {
-                Summary::Estimated { k, mean, .. } => writeln!(out, "  {:<14}{mean:>8.4}", format!("pass@{k}"))?,
+                Summary::Estimated { k, mean, .. } => match &self.subset {
+                    Some(subset) => writeln!(
+                        out,
+                        "  {:<14}{mean:>8.4}  over {} of {} problems",
+                        format!("pass@{k}"),
+                        self.tally.problems(),
+                        subset.of
+                    )?,
+                    None => writeln!(out, "  {:<14}{mean:>8.4}", format!("pass@{k}"))?,
+                },
                 Summary::LeftOut { k, .. } => writeln!(out, "  {:<14}{:>8}", format!("pass@{k}"), "n/a")?,
             }
         }
@@ -157,6 +178,9 @@ impl Report<'_> {
         summary.insert("complete".into(), json!(self.complete));
         summary.insert("left_out".into(), Value::Object(left_out));
         summary.insert("problems".into(), json!(self.tally.problems()));
+        if let Some(subset) = &self.subset {
+            summary.insert("subset".into(), json!({ "of": subset.of, "missing": subset.missing }));
+        }
         summary.insert("samples".into(), json!(self.tally.samples()));
         summary.insert("counts".into(), json!(self.tally.statuses));
         if !self.tally.unjudgeable.is_empty() {

@@ -52,8 +52,15 @@ pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
     settings.insert("passk_version".into(), env!("CARGO_PKG_VERSION").into());
     settings.insert("results".into(), source.into());
     settings.insert("k".into(), options.ks.clone().into());
-    let report =
-        Report { tally: &tally, scores: &scores, complete, settings, run: serde_json::Map::new(), footer: Vec::new() };
+    let report = Report {
+        tally: &tally,
+        scores: &scores,
+        complete,
+        settings,
+        run: serde_json::Map::new(),
+        footer: Vec::new(),
+        subset: None,
+    };
     for warning in report.warnings() {
         eprintln!("warning: {warning}");
     }
