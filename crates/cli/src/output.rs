@@ -30,7 +30,7 @@ pub fn partial_path(path: &Path) -> PathBuf {
 /// partial file beside it. Checked before a run, so that a bad path costs nothing.
 pub fn check_writable(path: &Path) -> std::io::Result<()> {
     if path.is_dir() {
-        return Err(std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory"));
+        return Err(std::io::Error::other("is a directory"));
     }
     let partial = partial_path(path);
     let existed = partial.exists();
