@@ -132,11 +132,10 @@ impl Driver {
         context: &SandboxContext,
         policy: &HelperPolicy,
         slot: usize,
-        cpu: Option<usize>,
     ) -> Result<(Driver, Ready), DriverError> {
         let mut command = context.command(policy);
         command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        if let Some(cpu) = cpu {
+        if let Some(&cpu) = context.cpus.get(slot) {
             crate::placement::keep_on(&mut command, cpu);
         }
         let mut leader = GroupLeader::spawn(&mut command).map_err(DriverError::Spawn)?;

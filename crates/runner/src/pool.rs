@@ -88,8 +88,6 @@ pub struct Pool {
     isolation: Isolation,
     facts: DriverFacts,
     context: Arc<SandboxContext>,
-    // Each slot's CPU; empty where the kernel places them.
-    cpus: Vec<usize>,
     // Removed once the drivers are gone; or why there are none.
     cgroups: Result<RunGroups, Accounting>,
     // Holds the driver script and the slots' directories; removed on drop.
@@ -118,16 +116,16 @@ impl Pool {
             limits: options.limits,
             environment: ENVIRONMENT.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
             cgroups: slot_groups,
+            cpus: crate::placement::cpu_per_slot(options.jobs),
         });
-        let cpus = crate::placement::cpu_per_slot(options.jobs);
         let (weakest, stronger) =
             SandboxContext::levels(options.sandbox).split_last().expect("every mode allows some level");
         let mut refused = Vec::new();
         for &level in stronger {
-            match start_drivers(&context, level, &cpus, options.jobs).await {
+            match start_drivers(&context, level, options.jobs).await {
                 Ok((drivers, facts)) => {
                     let isolation = Isolation { level, refused };
-                    return Ok(Pool { options, drivers, isolation, facts, context, cpus, cgroups, workdir });
+                    return Ok(Pool { options, drivers, isolation, facts, context, cgroups, workdir });
                 }
                 Err(error) => {
                     let reason = refusal(&error).ok_or(error)?;
@@ -136,10 +134,10 @@ impl Pool {
                 }
             }
         }
-        match start_drivers(&context, *weakest, &cpus, options.jobs).await {
+        match start_drivers(&context, *weakest, options.jobs).await {
             Ok((drivers, facts)) => {
                 let isolation = Isolation { level: *weakest, refused };
-                Ok(Pool { options, drivers, isolation, facts, context, cpus, cgroups, workdir })
+                Ok(Pool { options, drivers, isolation, facts, context, cgroups, workdir })
             }
             Err(error) if options.sandbox == SandboxMode::Strict => match refusal(&error) {
                 Some(reason) => Err(SandboxError::StrictUnavailable { reason }.into()),
@@ -166,7 +164,7 @@ impl Pool {
     /// The CPU each worker slot is kept on, by slot; empty when the kernel places them
     /// (see `placement`).
     pub fn worker_cpus(&self) -> &[usize] {
-        &self.cpus
+        &self.context.cpus
     }
 
     /// What the kernel counts and limits per sample.
@@ -189,7 +187,7 @@ impl Pool {
         results: mpsc::UnboundedSender<(T, Verdict)>,
         cancel: CancellationToken,
     ) -> Result<(), PoolError> {
-        let Pool { options, drivers, workdir, cgroups, context, isolation, cpus, .. } = self;
+        let Pool { options, drivers, workdir, cgroups, context, isolation, .. } = self;
         let jobs = Arc::new(Mutex::new(jobs));
         let limits = DriverLimits {
             timeout: options.timeout,
@@ -200,14 +198,8 @@ impl Pool {
         };
         let mut workers = JoinSet::new();
         for (slot, driver) in drivers.into_iter().enumerate() {
-            let worker = Worker {
-                slot,
-                cpu: cpus.get(slot).copied(),
-                driver: Some(driver),
-                context: context.clone(),
-                level: isolation.level,
-                limits,
-            };
+            let worker =
+                Worker { slot, driver: Some(driver), context: context.clone(), level: isolation.level, limits };
             workers.spawn(worker.serve(jobs.clone(), results.clone(), cancel.clone()));
         }
         let mut outcome = Ok(());
@@ -250,14 +242,12 @@ fn refusal(error: &PoolError) -> Option<String> {
 async fn start_drivers(
     context: &Arc<SandboxContext>,
     level: Level,
-    cpus: &[usize],
     jobs: usize,
 ) -> Result<(Vec<Driver>, DriverFacts), PoolError> {
     let mut starting = JoinSet::new();
     for slot in 0..jobs {
         let context = context.clone();
-        let cpu = cpus.get(slot).copied();
-        starting.spawn(async move { (slot, start_driver(&context, level, slot, cpu).await) });
+        starting.spawn(async move { (slot, start_driver(&context, level, slot).await) });
     }
     let mut drivers = Vec::with_capacity(jobs);
     let mut facts = DriverFacts {
@@ -293,20 +283,14 @@ async fn start_drivers(
     }
 }
 
-async fn start_driver(
-    context: &SandboxContext,
-    level: Level,
-    slot: usize,
-    cpu: Option<usize>,
-) -> Result<(Driver, Ready), PoolError> {
+async fn start_driver(context: &SandboxContext, level: Level, slot: usize) -> Result<(Driver, Ready), PoolError> {
     let policy = context.policy(level, slot);
     context.prepare_slot(&policy, slot).map_err(|source| PoolError::Slot { slot, source })?;
-    Driver::start(context, &policy, slot, cpu).await.map_err(|source| PoolError::Start { slot, source })
+    Driver::start(context, &policy, slot).await.map_err(|source| PoolError::Start { slot, source })
 }
 
 struct Worker {
     slot: usize,
-    cpu: Option<usize>,
     driver: Option<Driver>,
     context: Arc<SandboxContext>,
     level: Level,
@@ -355,7 +339,7 @@ impl Worker {
         while failures.len() < 2 {
             let driver = match self.driver.as_mut() {
                 Some(driver) => driver,
-                None => match start_driver(&self.context, self.level, self.slot, self.cpu).await {
+                None => match start_driver(&self.context, self.level, self.slot).await {
                     Ok((driver, _)) => self.driver.insert(driver),
                     Err(error) => {
                         let detail = format!("the worker could not be restarted: {}", error_chain(&error));

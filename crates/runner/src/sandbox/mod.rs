@@ -191,6 +191,8 @@ pub struct SandboxContext {
     pub environment: Vec<(String, String)>,
     /// Each slot's control groups; empty where the run has none.
     pub cgroups: Vec<SlotGroups>,
+    /// Each slot's CPU; empty where the kernel places the slots (see `placement`).
+    pub cpus: Vec<usize>,
 }
 
 impl SandboxContext {
