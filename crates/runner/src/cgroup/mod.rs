@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use nix::errno::Errno;
-use nix::fcntl::OFlag;
+use nix::fcntl::{Flock, FlockArg, OFlag};
 use nix::sys::stat::Mode;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -167,7 +167,7 @@ pub struct RunGroups {
     /// Every directory made, in the order made.
     made: Vec<PathBuf>,
     /// The run's own directories, locked for as long as it lives (see `sweep_stale`).
-    locks: Vec<std::fs::File>,
+    locks: Vec<Flock<std::fs::File>>,
 }
 
 /// What `build` made: with which interface, and whether it weighed the workers equally
@@ -373,15 +373,6 @@ impl RunGroups {
     fn make_run(&mut self, parent: &Path, name: &str) -> Result<PathBuf, CgroupError> {
         sweep_stale(parent);
         let run = self.make(&parent.join(name))?;
-        let lock = |dir: &Path| -> std::io::Result<std::fs::File> {
-            use std::os::fd::AsRawFd;
-            let file = std::fs::File::open(dir)?;
-            // SAFETY: flock on a descriptor this function owns.
-            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(file)
-        };
         self.locks.push(lock(&run).map_err(|source| CgroupError::Create { path: run.clone(), source })?);
         Ok(run)
     }
@@ -408,18 +399,21 @@ impl Drop for RunGroups {
 /// for as long as it lives, so one that can be locked is stale; a run's groups are empty
 /// once it is gone, since its processes went with it.
 fn sweep_stale(parent: &Path) {
-    use std::os::fd::AsRawFd;
     let Ok(entries) = std::fs::read_dir(parent) else { return };
     for entry in entries.flatten() {
         if !entry.file_name().to_string_lossy().starts_with("passk-") {
             continue;
         }
-        let Ok(dir) = std::fs::File::open(entry.path()) else { continue };
-        // SAFETY: flock on a descriptor this function owns.
-        if unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        if let Ok(_stale) = lock(&entry.path()) {
             remove_tree(&entry.path());
         }
     }
+}
+
+/// An exclusive lock on the directory `dir`, if no other run holds one.
+fn lock(dir: &Path) -> std::io::Result<Flock<std::fs::File>> {
+    let file = std::fs::File::open(dir)?;
+    Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|(_, errno)| errno.into())
 }
 
 /// Removes a group and the groups below it, deepest first.
