@@ -59,15 +59,20 @@ fn an_unreadable_samples_file() {
     let dir = tempfile::tempdir().unwrap();
     let samples = dir.path().join("a-directory.jsonl");
     std::fs::create_dir(&samples).unwrap();
-    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["a-directory.jsonl:1", "cannot read"]);
+    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["a-directory.jsonl", "cannot open", "Is a directory"]);
 }
 
+/// Compression is told by a file's first bytes, so that standard input may be
+/// compressed too; a gzip stream cut short is an error naming the file.
 #[test]
-fn a_gz_file_that_is_not_gzip() {
-    assert_rejected(
-        &evaluate_text("samples.jsonl.gz", "{\"task_id\": \"basic/0\"}\n", &[]),
-        &["samples.jsonl.gz:1", "cannot read"],
-    );
+fn a_gzip_stream_cut_short() {
+    let mut compressed = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut compressed, good_sample().to_string().repeat(200).as_bytes()).unwrap();
+    let compressed = compressed.finish().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl.gz");
+    std::fs::write(&samples, &compressed[..compressed.len() / 2]).unwrap();
+    assert_rejected(&evaluate(dir.path(), &samples, &[]), &["samples.jsonl.gz:1", "cannot read"]);
 }
 
 #[test]

@@ -128,6 +128,12 @@ fn a_progress_bar_on_a_terminal() {
     let drawn = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
     assert!(drawn.contains("/60 samples"), "a count out of the total: {drawn}");
     assert!(drawn.contains("/s") && drawn.contains("ETA"), "a rate and an ETA: {drawn}");
+    // Regression: the rate was drawn as "12.3456/s".
+    for (at, _) in drawn.match_indices("/s ") {
+        let rate: String = drawn[..at].chars().rev().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+        let decimals = rate.find('.').unwrap_or(0);
+        assert!(decimals <= 2, "a rate with sensible precision: {}", rate.chars().rev().collect::<String>());
+    }
 }
 
 #[test]

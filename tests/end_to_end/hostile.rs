@@ -338,7 +338,8 @@ fn a_candidate_reading_stdin_gets_end_of_file() {
 const TRESPASSER: &str = r#"import os
 planted = DIR
 targets = [os.path.join(planted, name) for name in
-           ("canary.txt", "secret.txt", "problems.jsonl", "samples.jsonl", "results.jsonl", "results.jsonl.partial")]
+           ("canary.txt", "secret.txt", "problems.jsonl", "samples.jsonl", "results.jsonl", "results.jsonl.partial",
+            "results.jsonl.run.json")]
 attempts = []
 for path in targets:
     attempts += [lambda p=path: open(p, "rb").read(), lambda p=path: open(p, "a").write("tampered"),
@@ -400,7 +401,8 @@ fn a_candidate_cannot_touch_files_outside_its_sandbox() {
     let mut names: Vec<String> =
         std::fs::read_dir(planted.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     names.sort();
-    assert_eq!(names, ["canary.txt", "problems.jsonl", "results.jsonl", "samples.jsonl", "secret.txt"]);
+    let expected = ["canary.txt", "problems.jsonl", "results.jsonl", "results.jsonl.run.json", "samples.jsonl"];
+    assert_eq!(names, [&expected[..], &["secret.txt"]].concat());
 }
 
 /// Passes only if every attempt to reach `port` on the host's loopback failed.

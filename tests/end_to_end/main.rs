@@ -13,3 +13,4 @@ mod judge;
 mod scale;
 mod scoring;
 mod survival;
+mod usage;

@@ -1,5 +1,6 @@
-//! Running problems' own canonical solutions: `passk validate`, which checks a problem
-//! set before it is used, and `--calibrate`, which sets each problem's time limit from
+//! Problems' own canonical solutions: `passk validate`, which runs them to check a problem
+//! set before it is used, `passk canonical`, which writes them as a samples file, and
+//! `--calibrate`, which sets each problem's time limit from
 //! how long its canonical solution takes here (a floor plus a factor of it, as evalplus
 //! does), so that a slow problem is not failed for being slow on a busy machine.
 
@@ -8,8 +9,8 @@ use std::time::Duration;
 use passk_runner::{CancellationToken, Candidate, Job, Pool, PoolOptions, Program, Status, Verdict};
 use tokio::sync::mpsc;
 
+use crate::error::CommandError;
 use crate::input::ProblemSet;
-use crate::CommandError;
 
 /// How many times each canonical solution runs when calibrating; the slowest counts.
 const CALIBRATION_RUNS: usize = 2;
@@ -72,9 +73,13 @@ pub async fn calibrate(
         .collect();
     if !uncalibrated.is_empty() {
         eprintln!(
-            "warning: {} problems keep the plain --timeout, having no passing canonical solution to calibrate \
-             from (run `passk validate`): {}",
-            uncalibrated.len(),
+            "warning: {} the plain --timeout, having no passing canonical solution to calibrate from (run \
+             `passk validate`): {}",
+            if uncalibrated.len() == 1 {
+                "1 problem keeps".to_owned()
+            } else {
+                format!("{} problems keep", uncalibrated.len())
+            },
             uncalibrated.join(", ")
         );
     }
@@ -115,11 +120,48 @@ pub async fn validate(options: PoolOptions, problems: &ProblemSet, close: f64) -
         println!("{line}");
     }
     if !missing.is_empty() {
-        println!("  {} problems have no canonical solution: {}", missing.len(), missing.join(", "));
+        let problems = crate::report::plural(missing.len(), "problem");
+        let have = if missing.len() == 1 { "has" } else { "have" };
+        println!("  {problems} {have} no canonical solution: {}", missing.join(", "));
     }
     if failing.is_empty() {
         Ok(())
     } else {
         Err(CommandError::InvalidProblems { failing: failing.len() })
+    }
+}
+
+/// `passk canonical`: the set's canonical solutions as a samples file, in set order, to
+/// `output` (written whole or not at all) or standard output.
+pub fn write_samples(problems: &str, output: Option<&std::path::Path>) -> Result<(), CommandError> {
+    use std::io::Write;
+    let problems = ProblemSet::load(problems)?;
+    let mut text = Vec::new();
+    let mut missing = Vec::new();
+    for problem in &problems.problems {
+        match &problem.canonical_solution {
+            Some(solution) => {
+                let sample = serde_json::json!({ "task_id": problem.task_id, "completion": solution });
+                serde_json::to_writer(&mut text, &sample).expect("a sample serializes");
+                text.push(b'\n');
+            }
+            None => missing.push(problem.task_id.clone()),
+        }
+    }
+    if !missing.is_empty() {
+        eprintln!(
+            "warning: {} no canonical solution and {} left out (evaluate the samples with --partial): {}",
+            if missing.len() == 1 { "1 problem has".to_owned() } else { format!("{} problems have", missing.len()) },
+            if missing.len() == 1 { "is" } else { "are" },
+            missing.join(", ")
+        );
+    }
+    match output {
+        Some(path) => crate::output::write_atomically(path, &text)
+            .map_err(|source| CommandError::Write { path: path.display().to_string(), source }),
+        None => std::io::stdout()
+            .lock()
+            .write_all(&text)
+            .map_err(|source| CommandError::Write { path: "standard output".into(), source }),
     }
 }

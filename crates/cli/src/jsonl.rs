@@ -1,12 +1,15 @@
 //! Line-numbered reading of JSON Lines files, plain or gzip-compressed.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use crate::input::InputError;
+
+/// The first bytes of every gzip stream.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// A JSON object and the line it came from (counting from 1).
 pub type Record = (usize, Map<String, Value>);
@@ -30,16 +33,24 @@ impl std::fmt::Debug for JsonlReader {
 }
 
 impl JsonlReader {
-    /// Opens `path`, decompressing it if its name ends in `.gz`.
+    /// Opens `path`, decompressing it if it is gzip-compressed.
     pub fn open(path: &Path) -> Result<JsonlReader, InputError> {
-        let source = path.display().to_string();
-        let file = File::open(path).map_err(|error| InputError::Open { path: source.clone(), source: error })?;
-        let reader: Box<dyn Read + Send> = if path.extension().is_some_and(|e| e == "gz") {
-            Box::new(flate2::read::MultiGzDecoder::new(file))
+        JsonlReader::open_as(path, &path.display().to_string())
+    }
+
+    /// Opens `path`, naming it `source` in errors (standard input is read from a copy).
+    /// Compression is told by the file's first bytes, not its name, so that a copy of
+    /// compressed standard input reads as well as a `.gz` file.
+    pub fn open_as(path: &Path, source: &str) -> Result<JsonlReader, InputError> {
+        let open_error = |error| InputError::Open { path: source.to_owned(), source: error };
+        let mut file = BufReader::with_capacity(1 << 16, File::open(path).map_err(open_error)?);
+        let compressed = file.fill_buf().map_err(open_error)?.starts_with(&GZIP_MAGIC);
+        let reader: Box<dyn BufRead + Send> = if compressed {
+            Box::new(BufReader::with_capacity(1 << 16, flate2::bufread::MultiGzDecoder::new(file)))
         } else {
             Box::new(file)
         };
-        Ok(JsonlReader::new(source, Box::new(BufReader::with_capacity(1 << 16, reader))))
+        Ok(JsonlReader::new(source.to_owned(), reader))
     }
 
     /// Reads from text already in memory, naming it `source` in errors.

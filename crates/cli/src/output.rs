@@ -1,6 +1,5 @@
-//! Files passk writes. Nothing is left at a final path until it is complete: results are
-//! written under a `.partial` name beside it, one whole line at a time, and moved into
-//! place once synced; a run that stops early leaves the partial file to resume from.
+//! Files passk writes. Nothing is left at a final path until it is complete: a file is
+//! written under a `.partial` name beside it and moved into place once synced.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
@@ -54,7 +53,6 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
 #[derive(Debug)]
 pub struct LineWriter {
     path: PathBuf,
-    partial: PathBuf,
     file: File,
     /// Where the last whole line ends.
     end: u64,
@@ -62,38 +60,34 @@ pub struct LineWriter {
 }
 
 impl LineWriter {
-    /// Starts `path`'s partial file afresh.
+    /// Starts `path` afresh.
     pub fn create(path: &Path) -> std::io::Result<LineWriter> {
-        let partial = partial_path(path);
-        let file = File::create(&partial)?;
-        Ok(LineWriter { path: path.to_owned(), partial, file, end: 0, line: Vec::new() })
+        let file = File::create(path)?;
+        Ok(LineWriter { path: path.to_owned(), file, end: 0, line: Vec::new() })
     }
 
-    /// Goes on with `path`'s partial file after its first `end` bytes, dropping the rest.
-    pub fn resume(path: &Path, end: u64) -> std::io::Result<LineWriter> {
-        let partial = partial_path(path);
-        let mut file = OpenOptions::new().write(true).open(&partial)?;
+    /// Goes on with `path` after its first `end` bytes, dropping the rest.
+    pub fn append(path: &Path, end: u64) -> std::io::Result<LineWriter> {
+        let mut file = OpenOptions::new().write(true).open(path)?;
         file.set_len(end)?;
         file.seek(SeekFrom::Start(end))?;
-        Ok(LineWriter { path: path.to_owned(), partial, file, end, line: Vec::new() })
+        Ok(LineWriter { path: path.to_owned(), file, end, line: Vec::new() })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    pub fn partial(&self) -> &Path {
-        &self.partial
-    }
-
-    pub fn write(&mut self, value: &Value) -> std::io::Result<()> {
+    /// Writes `value` as a line; returns where the line starts and how long it is.
+    pub fn write(&mut self, value: &impl serde::Serialize) -> std::io::Result<(u64, usize)> {
         self.line.clear();
         serde_json::to_writer(&mut self.line, value).map_err(std::io::Error::other)?;
         self.line.push(b'\n');
         match self.file.write_all(&self.line) {
             Ok(()) => {
+                let start = self.end;
                 self.end += self.line.len() as u64;
-                Ok(())
+                Ok((start, self.line.len()))
             }
             Err(error) => {
                 // Shrinking a file needs no space, so this works on a full disk too.
@@ -102,11 +96,5 @@ impl LineWriter {
                 Err(error)
             }
         }
-    }
-
-    /// Syncs the file and moves it to its final name.
-    pub fn finish(self) -> std::io::Result<()> {
-        self.file.sync_all()?;
-        std::fs::rename(&self.partial, &self.path)
     }
 }

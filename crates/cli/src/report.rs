@@ -8,6 +8,11 @@ use std::path::Path;
 use passk_scorer::{Counts, Summary};
 use serde_json::{json, Map, Value};
 
+use serde::{Deserialize, Serialize};
+
+use crate::error::CommandError;
+use crate::input::{string_field, InputError};
+use crate::jsonl::JsonlReader;
 use crate::output::write_atomically;
 
 const INFRASTRUCTURE: &str = "infrastructure";
@@ -67,6 +72,41 @@ impl Tally {
         self.problems.len()
     }
 
+    /// The tally of a results file: `task_id`, `passed` and, if given, `status` per line.
+    pub fn read(results: &Path) -> Result<Tally, InputError> {
+        let reader = JsonlReader::open(results)?;
+        let source = reader.source().to_owned();
+        let mut tally = Tally::default();
+        for record in reader {
+            let (line, object) = record?;
+            let task_id = string_field(&source, line, &object, "task_id")?;
+            let passed = match object.get("passed") {
+                Some(Value::Bool(passed)) => *passed,
+                Some(_) => {
+                    return Err(InputError::WrongType {
+                        path: source,
+                        line,
+                        field: "passed",
+                        expected: "true or false",
+                    })
+                }
+                None => return Err(InputError::Missing { path: source, line, field: "passed" }),
+            };
+            let status = match object.get("status") {
+                None => None,
+                Some(Value::String(status)) => Some(status.as_str()),
+                Some(_) => {
+                    return Err(InputError::WrongType { path: source, line, field: "status", expected: "a string" })
+                }
+            };
+            tally.add(&task_id, passed, status);
+        }
+        if tally.samples() == 0 {
+            return Err(InputError::Empty { path: source, what: "results" });
+        }
+        Ok(tally)
+    }
+
     /// pass@k for every requested `k`.
     pub fn score(&self, ks: &[u64]) -> Result<Vec<Summary>, passk_scorer::SummaryError> {
         let counts: Vec<Counts> = self.problems.iter().map(|(_, c)| *c).collect();
@@ -92,7 +132,7 @@ pub struct Report<'a> {
 }
 
 /// Samples that cover only some of a problem set.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Subset {
     /// How many problems the set holds.
     pub of: usize,
@@ -115,15 +155,15 @@ impl Report<'_> {
     }
 
     pub fn print_table(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let problems = crate::plural(self.tally.problems(), "problem");
-        writeln!(out, "{} of {problems}", crate::plural(self.tally.samples() as usize, "sample"))?;
+        let problems = plural(self.tally.problems(), "problem");
+        writeln!(out, "{} of {problems}", plural(self.tally.samples() as usize, "sample"))?;
         for (status, count) in &self.tally.statuses {
             writeln!(out, "  {status:<14}{count:>8}")?;
         }
         if !self.complete {
             writeln!(out, "  {:<14}not reported: the run is incomplete", "pass@k")?;
         } else if !self.tally.unjudgeable.is_empty() {
-            let problems = crate::plural(self.tally.unjudgeable.len(), "problem");
+            let problems = plural(self.tally.unjudgeable.len(), "problem");
             writeln!(out, "  {:<14}not reported: {problems} cannot be judged out of process", "pass@k")?;
         }
         for score in self.scores {
@@ -194,9 +234,39 @@ impl Report<'_> {
         Value::Object(summary)
     }
 
+    /// Warns of what pass@k leaves out, prints the table, and writes the JSON summary to
+    /// `summary` if asked.
+    pub fn publish(&self, summary: Option<&Path>) -> Result<(), CommandError> {
+        for warning in self.warnings() {
+            eprintln!("warning: {warning}");
+        }
+        self.print()?;
+        match summary {
+            Some(path) => {
+                self.write_json(path).map_err(|source| CommandError::Write { path: path.display().to_string(), source })
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Prints the table on standard output.
+    pub fn print(&self) -> Result<(), CommandError> {
+        self.print_table(&mut std::io::stdout().lock())
+            .map_err(|source| CommandError::Write { path: "standard output".into(), source })
+    }
+
     pub fn write_json(&self, path: &Path) -> std::io::Result<()> {
         let mut text = serde_json::to_vec_pretty(&self.to_json()).map_err(std::io::Error::other)?;
         text.push(b'\n');
         write_atomically(path, &text)
+    }
+}
+
+/// "1 problem", "2 problems".
+pub fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
     }
 }

@@ -90,7 +90,8 @@ impl std::fmt::Display for Level {
 }
 
 /// What the user asked for with `--sandbox`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum SandboxMode {
     /// The strongest level this host allows, with a warning if that is not `full`.
     Auto,

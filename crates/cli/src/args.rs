@@ -1,0 +1,228 @@
+//! Command-line arguments shared by the commands that run candidates or read problem
+//! sets, and the parsers of their values.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use passk_runner::{Interpreter, Limits, PoolOptions, SandboxMode, VerdictMode};
+
+use crate::error::CommandError;
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum VerdictsArg {
+    Judge,
+    InProcess,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum SandboxArg {
+    Auto,
+    Strict,
+    None,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct EvaluateArgs {
+    /// Samples (.jsonl or .jsonl.gz, or `-` for standard input): `task_id` and
+    /// `completion` or `solution` per line.
+    pub samples: PathBuf,
+    /// A HumanEval-format problem file (.jsonl or .jsonl.gz), or a bundled set's name.
+    #[arg(long)]
+    pub problems: String,
+    /// The k values of pass@k, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,10,100", value_parser = parse_k)]
+    pub k: Vec<u64>,
+    #[command(flatten)]
+    pub runner: RunnerArgs,
+    /// Where to write per-sample results [default: <SAMPLES>_results.jsonl; for standard
+    /// input, stdin_results.jsonl in the current directory].
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+    /// Also write the summary as JSON to this path.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+    /// Run every sample, even one identical to another (by default a program is run once
+    /// and its verdict given to every identical sample).
+    #[arg(long)]
+    pub no_dedup: bool,
+    /// Start over, whatever an earlier run of the same command left (by default an
+    /// interrupted run is resumed, and a complete one is reported again without running).
+    #[arg(long)]
+    pub restart: bool,
+    /// Run the samples that timed out again at the end, one at a time, and keep the new
+    /// verdicts (the summary says how many changed).
+    #[arg(long)]
+    pub retry_timeouts: bool,
+    /// Evaluate samples that cover only some of the problem set (by default that is
+    /// refused); pass@k is then the mean over the problems covered.
+    #[arg(long)]
+    pub partial: bool,
+    /// Take the program out of raw model output: the fenced block that defines the entry
+    /// point, without the prose around it; a completion that repeats the prompt or the
+    /// whole function; a base model's completion cut at the usual stop sequences. Each
+    /// results line keeps the raw text and says what was run, and by which rule.
+    #[arg(long)]
+    pub extract: bool,
+    /// Give each problem its own time limit: --timeout plus --calibrate-factor times how
+    /// long its canonical solution takes here (measured before the run).
+    #[arg(long)]
+    pub calibrate: bool,
+    /// With --calibrate, how many times the canonical solution's runtime a problem gets
+    /// on top of --timeout.
+    #[arg(long, value_name = "FACTOR", default_value = "4", value_parser = parse_factor, requires = "calibrate")]
+    pub calibrate_factor: f64,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// A HumanEval-format problem file (.jsonl or .jsonl.gz), or a bundled set's name.
+    #[arg(long)]
+    pub problems: String,
+    #[command(flatten)]
+    pub runner: RunnerArgs,
+    /// A canonical solution taking more than this share of the limit is reported as
+    /// close to it.
+    #[arg(long, value_name = "SHARE", default_value = "0.5", value_parser = parse_factor)]
+    pub close: f64,
+}
+
+/// How candidates are run: shared by every command that runs them.
+#[derive(Debug, clap::Args)]
+pub struct RunnerArgs {
+    /// Candidates run at once [default: the number of CPUs].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
+    /// Wall-clock seconds each sample may run.
+    #[arg(long, default_value = "3", value_parser = parse_seconds)]
+    pub timeout: Duration,
+    /// How strongly to isolate candidates: `auto` uses the strongest isolation this host
+    /// allows and warns if it is not full; `strict` refuses to run without full isolation;
+    /// `none` runs candidates unisolated, for trusted code only.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub sandbox: SandboxArg,
+    /// Who decides verdicts: `judge` runs the problem's tests in a process of their own,
+    /// which reaches the candidate only through plain data, so nothing the candidate
+    /// does can touch the tests; `in-process` runs candidate and tests as one program in
+    /// one interpreter, exactly as the reference harness does.
+    #[arg(long, value_enum, default_value = "judge")]
+    pub verdicts: VerdictsArg,
+    /// Memory each sample may use, in MiB (0 for no limit): all of it together, its
+    /// processes, files and shared memory, where control groups are available, and the
+    /// address space of each of its processes.
+    #[arg(long, value_name = "MIB", default_value_t = Limits::default().memory_mib)]
+    pub memory_limit: u64,
+    /// Processes and threads a sample may run at once.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().processes, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_processes: u64,
+    /// CPU seconds each process of a candidate may use.
+    #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().cpu_seconds, value_parser = clap::value_parser!(u64).range(1..))]
+    pub cpu_limit: u64,
+    /// Largest file a candidate may write, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = Limits::default().file_size_mib, value_parser = clap::value_parser!(u64).range(1..))]
+    pub file_size_limit: u64,
+    /// Descriptors a candidate may hold open.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().open_files, value_parser = clap::value_parser!(u64).range(16..))]
+    pub open_files: u64,
+    /// Size of each sample's own /tmp, and of its /dev/shm, in MiB (level full).
+    #[arg(long, value_name = "MIB", default_value_t = Limits::default().tmp_mib, value_parser = clap::value_parser!(u64).range(1..))]
+    pub tmp_size: u64,
+    /// The Python interpreter, resolved once to its real executable.
+    #[arg(long, default_value = "python3")]
+    pub python: OsString,
+}
+
+impl RunnerArgs {
+    pub fn jobs(&self) -> usize {
+        match self.jobs {
+            Some(jobs) => usize::try_from(jobs).unwrap_or(usize::MAX),
+            None => std::thread::available_parallelism().map_or(1, usize::from),
+        }
+    }
+
+    pub fn sandbox(&self) -> SandboxMode {
+        match self.sandbox {
+            SandboxArg::Auto => SandboxMode::Auto,
+            SandboxArg::Strict => SandboxMode::Strict,
+            SandboxArg::None => SandboxMode::None,
+        }
+    }
+
+    pub fn verdicts(&self) -> VerdictMode {
+        match self.verdicts {
+            VerdictsArg::Judge => VerdictMode::Judge,
+            VerdictsArg::InProcess => VerdictMode::InProcess,
+        }
+    }
+
+    /// How the pool runs candidates, with the interpreter resolved.
+    pub async fn pool_options(&self) -> Result<PoolOptions, CommandError> {
+        Ok(PoolOptions {
+            interpreter: Interpreter::resolve(&self.python).await?,
+            jobs: self.jobs(),
+            timeout: self.timeout,
+            limits: self.limits(),
+            sandbox: self.sandbox(),
+            helper: std::env::current_exe().map_err(CommandError::OwnExecutable)?,
+            output_cap: crate::evaluate::OUTPUT_CAP,
+            verdicts: self.verdicts(),
+        })
+    }
+
+    pub fn limits(&self) -> Limits {
+        Limits {
+            memory_mib: self.memory_limit,
+            processes: self.max_processes,
+            cpu_seconds: self.cpu_limit,
+            file_size_mib: self.file_size_limit,
+            open_files: self.open_files,
+            tmp_mib: self.tmp_size,
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CanonicalArgs {
+    /// A HumanEval-format problem file (.jsonl or .jsonl.gz), or a bundled set's name.
+    #[arg(long)]
+    pub problems: String,
+    /// Where to write the samples [default: standard output].
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ScoreArgs {
+    /// A results file: `task_id` and `passed` per line.
+    pub results: PathBuf,
+    /// The k values of pass@k, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,10,100", value_parser = parse_k)]
+    pub k: Vec<u64>,
+    /// Also write the summary as JSON to this path.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+}
+
+fn parse_k(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(0) => Err("k must be at least 1".into()),
+        Ok(k) => Ok(k),
+        Err(_) => Err(format!("{text:?} is not a whole number")),
+    }
+}
+
+fn parse_factor(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(factor) if factor.is_finite() && factor > 0.0 => Ok(factor),
+        Ok(_) => Err("must be a positive number".into()),
+        Err(_) => Err(format!("{text:?} is not a number")),
+    }
+}
+
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds > 0.0 && seconds < 1e9 => Ok(Duration::from_secs_f64(seconds)),
+        Ok(_) => Err("must be a positive number of seconds".into()),
+        Err(_) => Err(format!("{text:?} is not a number of seconds")),
+    }
+}

@@ -1,0 +1,99 @@
+//! Why a command stops, and the exit code each reason gets.
+
+use thiserror::Error;
+
+use crate::evaluate::{JournalError, Stopped};
+use crate::input::InputError;
+use crate::{lock, resume};
+
+/// The command finished; for `evaluate`, every sample has a verdict, whatever the pass rate.
+pub const EXIT_SUCCESS: u8 = 0;
+/// The run could not be completed: the interpreter or the workers could not be started,
+/// or a file could not be written.
+const EXIT_RUN_FAILED: u8 = 1;
+/// Bad input: a flag, or a problems, samples or results file that is missing or malformed,
+/// a resume with other settings, or a results file another run is writing. (clap also
+/// uses 2 for command-line errors.)
+const EXIT_BAD_INPUT: u8 = 2;
+/// Some samples got no verdict through faults of the machine (a worker that crashed or
+/// could not be restarted, a full disk); pass@k is not reported. Run again to resume.
+const EXIT_INFRASTRUCTURE: u8 = 3;
+/// `validate` found canonical solutions that fail, or problems cannot be judged as asked.
+const EXIT_INVALID_PROBLEMS: u8 = 4;
+/// Stopped by Ctrl-C or SIGTERM; run again to resume.
+const EXIT_INTERRUPTED: u8 = 130;
+
+/// Why a command stopped.
+#[derive(Debug, Error)]
+pub enum CommandError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error("cannot write {path}")]
+    Write {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot find a usable python interpreter")]
+    Interpreter(#[from] passk_runner::InterpreterError),
+    #[error("cannot run candidates")]
+    Pool(#[from] passk_runner::PoolError),
+    #[error("cannot find passk's own executable, which sets up the sandbox")]
+    OwnExecutable(#[source] std::io::Error),
+    #[error("cannot score")]
+    Score(#[from] passk_scorer::SummaryError),
+    #[error(transparent)]
+    Resume(#[from] resume::ResumeError),
+    #[error(transparent)]
+    Lock(#[from] lock::LockError),
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error("{}", describe_stop(.0))]
+    Stopped(Stopped),
+    #[error("{errors} samples have no verdict (infrastructure errors), so pass@k is unknown")]
+    IncompleteResults { errors: u64 },
+    #[error("{failing} canonical solutions fail")]
+    InvalidProblems { failing: usize },
+    #[error(
+        "{} cannot be judged out of process: {}; their tests pass the candidate something that is not plain \
+         data (see the `unjudgeable` lines of the results); judge them with --verdicts in-process",
+        crate::report::plural(.problems.len(), "problem"),
+        .problems.join(", ")
+    )]
+    Unjudgeable { problems: Vec<String> },
+    #[error("no command {name:?}; the commands are {known}")]
+    UnknownCommand { name: String, known: String },
+}
+
+fn describe_stop(stopped: &Stopped) -> String {
+    match stopped {
+        Stopped::Interrupted { done, total, partial } => format!(
+            "interrupted: {done} of {total} samples have results in {}; run the same command again to resume",
+            partial.display()
+        ),
+        Stopped::Infrastructure { errors, cause, done, total, partial } => format!(
+            "{errors} samples got no verdict through a fault of this machine ({cause}); pass@k is not reported; \
+             {done} of {total} samples have results in {}; once the cause is fixed, run the same command again \
+             to resume",
+            partial.display()
+        ),
+    }
+}
+
+impl CommandError {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CommandError::Input(_)
+            | CommandError::UnknownCommand { .. }
+            | CommandError::Resume(resume::ResumeError::NoSettings { .. })
+            | CommandError::Lock(lock::LockError::Busy { .. })
+            | CommandError::Journal(JournalError::Damaged { .. }) => EXIT_BAD_INPUT,
+            CommandError::Stopped(Stopped::Interrupted { .. }) => EXIT_INTERRUPTED,
+            CommandError::Stopped(Stopped::Infrastructure { .. }) | CommandError::IncompleteResults { .. } => {
+                EXIT_INFRASTRUCTURE
+            }
+            CommandError::InvalidProblems { .. } | CommandError::Unjudgeable { .. } => EXIT_INVALID_PROBLEMS,
+            _ => EXIT_RUN_FAILED,
+        }
+    }
+}

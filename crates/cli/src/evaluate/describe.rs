@@ -1,0 +1,152 @@
+//! What the table's footer and the warnings say about the conditions a run had: who
+//! decided the verdicts, what isolated the candidates, and the limits in force. Each
+//! names only what is in force, and what is missing as missing.
+
+use passk_runner::cgroup::Accounting;
+use passk_runner::{DriverFacts, Isolation, Level, VerdictMode};
+use serde_json::{json, Map, Value};
+
+use super::EvaluateOptions;
+
+pub fn refused(isolation: &Isolation) -> Value {
+    let refused: Map<String, Value> =
+        isolation.refused.iter().map(|(level, reason)| (level.to_string(), json!(reason))).collect();
+    Value::Object(refused)
+}
+
+/// One warning naming what is missing and what would enable it; louder for `none`.
+pub fn warn_about_isolation(isolation: &Isolation, syscall_filter: bool) {
+    match isolation.level {
+        Level::Full => {}
+        Level::None => eprintln!(
+            "warning: --sandbox none: candidates run unisolated, as passk's own user, with this machine's \
+             files and network open to them; use it only for code you trust"
+        ),
+        level => {
+            let reasons: Vec<String> =
+                isolation.refused.iter().map(|(level, reason)| format!("{level}: {reason}")).collect();
+            let reason = reasons.join("; ");
+            let exposed = if level == Level::Uid {
+                "candidates run as unprivileged users of their own but can read world-readable files and reach \
+                 the network"
+            } else {
+                "candidates run as passk's own user, can read and write its files and reach the network, and a \
+                 fork bomb is not contained"
+            };
+            eprintln!("warning: sandbox degraded to `{level}` ({reason}); {exposed}; {}", Isolation::advice());
+        }
+    }
+    if !syscall_filter && isolation.level != Level::None {
+        eprintln!(
+            "warning: this kernel refused the seccomp filter of sandbox/syscalls.toml, which stops candidates \
+             from signalling other processes, making namespaces and reaching the kernel's riskier calls"
+        );
+    }
+}
+
+/// Who decides the verdicts, and what keeps the candidate from the judge.
+fn describe_verdicts(verdicts: VerdictMode, level: Level, facts: DriverFacts) -> String {
+    match verdicts {
+        VerdictMode::InProcess => "in-process (the tests share the candidate's interpreter)".to_owned(),
+        VerdictMode::Judge if facts.pid_namespace_per_sample => {
+            "judge, out of the candidate's process (a pid namespace per sample, the judge its init)".to_owned()
+        }
+        VerdictMode::Judge if level == Level::None => "judge, out of the candidate's process (unisolated)".to_owned(),
+        VerdictMode::Judge => {
+            "judge, out of the candidate's process (same user, kept apart by the system-call filter)".to_owned()
+        }
+    }
+}
+
+/// Where a sample's SysV objects and POSIX message queues live.
+fn describe_ipc(level: Level, facts: DriverFacts) -> String {
+    if facts.ipc_namespace_per_sample {
+        "a namespace per sample".to_owned()
+    } else if level == Level::Full {
+        "a namespace per worker, shared by its samples".to_owned()
+    } else {
+        "shared with the machine".to_owned()
+    }
+}
+
+fn describe_network(level: Level) -> &'static str {
+    if level == Level::Full {
+        "a namespace per worker with only its own loopback"
+    } else {
+        "shared with the machine"
+    }
+}
+
+fn describe_syscalls(level: Level, facts: DriverFacts) -> &'static str {
+    if facts.syscall_filter {
+        "filtered: what sandbox/syscalls.toml does not allow fails with EPERM"
+    } else if level == Level::None {
+        "not filtered (--sandbox none)"
+    } else {
+        "not filtered: the kernel refused the seccomp filter"
+    }
+}
+
+/// The control groups per sample, and who could undo them: below `uid`, candidates run
+/// as passk's own user, who owns the groups passk made.
+fn describe_cgroups(level: Level, accounting: &Accounting) -> String {
+    if accounting.in_force() && matches!(level, Level::Minimal | Level::None) {
+        format!("{accounting} (candidates run as passk's own user, who could change these limits)")
+    } else {
+        accounting.to_string()
+    }
+}
+
+/// The limits in force, and only those: what a level or host does not enforce is named
+/// as missing rather than listed.
+fn describe_limits(options: &EvaluateOptions, level: Level, facts: DriverFacts, accounting: &Accounting) -> String {
+    let limits = &options.limits;
+    let time = match options.calibrate {
+        Some(factor) => format!("{} s + {factor} x the canonical solution's time", options.timeout.as_secs_f64()),
+        None => format!("{} s", options.timeout.as_secs_f64()),
+    };
+    let memory = match (limits.memory_mib, accounting.in_force()) {
+        (0, _) => "no memory limit".to_owned(),
+        (mib, true) => format!("{mib} MiB memory"),
+        (mib, false) => format!("{mib} MiB address space per process"),
+    };
+    // The process rlimit counts a user's processes: the slot's own at `full` and `uid`.
+    let processes = if accounting.in_force() || matches!(level, Level::Full | Level::Uid) {
+        format!("{} processes", limits.processes)
+    } else {
+        "no process limit".to_owned()
+    };
+    let tmp = if facts.fresh_tmp_per_sample {
+        format!("{} MiB /tmp and /dev/shm, new for each sample", limits.tmp_mib)
+    } else if level == Level::Full {
+        format!("{} MiB /tmp per worker", limits.tmp_mib)
+    } else {
+        "the host's /tmp".to_owned()
+    };
+    format!(
+        "{time}, {memory}, {processes}, {} CPU s, {} MiB files, {} open files, {tmp}",
+        limits.cpu_seconds, limits.file_size_mib, limits.open_files
+    )
+}
+
+/// The rows the table ends with: what was executed and under which conditions.
+pub fn footer(
+    options: &EvaluateOptions,
+    isolation: &Isolation,
+    facts: DriverFacts,
+    accounting: &Accounting,
+    executions: u64,
+    reused: u64,
+) -> Vec<(String, String)> {
+    let level = isolation.level;
+    vec![
+        ("executed".into(), format!("{executions} ({reused} identical samples reused a verdict)")),
+        ("sandbox".into(), level.to_string()),
+        ("verdicts".into(), describe_verdicts(options.verdicts, level, facts)),
+        ("ipc".into(), describe_ipc(level, facts)),
+        ("network".into(), describe_network(level).into()),
+        ("syscalls".into(), describe_syscalls(level, facts).into()),
+        ("cgroups".into(), describe_cgroups(level, accounting)),
+        ("limits".into(), describe_limits(options, level, facts, accounting)),
+    ]
+}

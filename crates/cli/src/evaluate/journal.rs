@@ -1,0 +1,260 @@
+//! The run's journal: every verdict reaches the disk the moment it is decided.
+//!
+//! Samples finish in whatever order the workers get through them, and one slow sample
+//! must not hold back the thousands decided after it: a run killed with SIGKILL at any
+//! moment loses only the programs that were running. So each verdict is appended to
+//! `<results>.partial` as `{"sample": INDEX, "result": {...}}`, and only a complete run
+//! writes the results file, in the samples' order. A later line for the same sample (a
+//! retried time-out) replaces an earlier one. A resume reads the journal back, keeps
+//! every sample that has a verdict and runs the rest; a line cut short by the kill is
+//! dropped.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use passk_runner::{Status, Verdict};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::output::{partial_path, record_verdict, LineWriter};
+use crate::report::Tally;
+
+/// One journal line.
+#[derive(Debug, Serialize, Deserialize)]
+struct Line {
+    sample: usize,
+    result: Map<String, Value>,
+}
+
+/// The last line the journal holds for a sample, in 24 bytes: a run of a million
+/// samples keeps its index in 24 MB.
+#[derive(Debug, Clone, Copy, Default)]
+struct Entry {
+    offset: u64,
+    /// 0 for a sample without a line.
+    len: u32,
+    /// Its task id and status, as indices into `Recorded::names`.
+    task_id: u32,
+    status: u32,
+    passed: bool,
+    retried: bool,
+}
+
+impl Entry {
+    fn is_present(&self) -> bool {
+        self.len > 0
+    }
+}
+
+/// Task ids and statuses, each kept once.
+#[derive(Debug, Default)]
+struct Names {
+    names: Vec<String>,
+    ids: HashMap<String, u32>,
+}
+
+impl Names {
+    fn id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = u32::try_from(self.names.len()).expect("fewer than 2^32 distinct names");
+        self.names.push(name.to_owned());
+        self.ids.insert(name.to_owned(), id);
+        id
+    }
+
+    fn name(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("cannot read {}", .path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {}", .path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "{}:{line}: not a line passk wrote ({problem}); the journal of the interrupted run is damaged, so start \
+         over with --restart",
+        .path.display()
+    )]
+    Damaged { path: PathBuf, line: usize, problem: String },
+}
+
+/// What the journal holds, by sample index.
+#[derive(Debug, Default)]
+pub struct Recorded {
+    entries: Vec<Entry>,
+    names: Names,
+    /// Where its last whole line ends.
+    end: u64,
+}
+
+impl Recorded {
+    /// Reads the journal at `path`, which was written for `total` samples.
+    fn read(path: &Path, total: usize) -> Result<Recorded, JournalError> {
+        let read_error = |source| JournalError::Read { path: path.to_owned(), source };
+        let mut reader = BufReader::new(File::open(path).map_err(read_error)?);
+        let mut recorded = Recorded { entries: vec![Entry::default(); total], names: Names::default(), end: 0 };
+        let mut text = Vec::new();
+        for number in 1.. {
+            text.clear();
+            let read = reader.read_until(b'\n', &mut text).map_err(read_error)?;
+            // A line without its newline was cut short when the run was killed.
+            if read == 0 || text.last() != Some(&b'\n') {
+                break;
+            }
+            let damaged = |problem: String| JournalError::Damaged { path: path.to_owned(), line: number, problem };
+            let line: Line = serde_json::from_slice(&text).map_err(|error| damaged(error.to_string()))?;
+            if line.sample >= total {
+                return Err(damaged(format!("sample {} of {total}", line.sample)));
+            }
+            let field = |name: &str| line.result.get(name);
+            let task_id = field("task_id").and_then(Value::as_str).unwrap_or_default();
+            let status = field("status").and_then(Value::as_str).unwrap_or_default();
+            recorded.entries[line.sample] = Entry {
+                offset: recorded.end,
+                len: u32::try_from(read).map_err(|_| damaged(format!("a line of {read} bytes")))?,
+                task_id: recorded.names.id(task_id),
+                status: recorded.names.id(status),
+                passed: field("passed").and_then(Value::as_bool).unwrap_or(false),
+                retried: field("retried").and_then(Value::as_bool).unwrap_or(false),
+            };
+            recorded.end += read as u64;
+        }
+        Ok(recorded)
+    }
+
+    fn status(&self, index: usize) -> Option<&str> {
+        let entry = self.entries.get(index).filter(|entry| entry.is_present())?;
+        Some(self.names.name(entry.status))
+    }
+
+    /// Whether sample `index` has its verdict: a line marking a fault of the machine
+    /// leaves it to be run again.
+    pub fn is_decided(&self, index: usize) -> bool {
+        self.status(index).is_some_and(|status| status != Status::Infrastructure.as_str())
+    }
+
+    /// How many samples have their verdict.
+    pub fn decided(&self) -> usize {
+        (0..self.entries.len()).filter(|&index| self.is_decided(index)).count()
+    }
+
+    /// Samples that timed out and were not run again, for `--retry-timeouts`.
+    pub fn unretried_timeouts(&self) -> Vec<usize> {
+        (0..self.entries.len())
+            .filter(|&index| self.status(index) == Some(Status::Timeout.as_str()) && !self.entries[index].retried)
+            .collect()
+    }
+
+    /// The tally of every sample the journal has a line for, in the samples' order.
+    pub fn tally(&self) -> Tally {
+        let mut tally = Tally::default();
+        for entry in self.entries.iter().filter(|entry| entry.is_present()) {
+            tally.add(self.names.name(entry.task_id), entry.passed, Some(self.names.name(entry.status)));
+        }
+        tally
+    }
+}
+
+/// The journal of a run under way.
+#[derive(Debug)]
+pub struct Journal {
+    results: PathBuf,
+    writer: LineWriter,
+}
+
+impl Journal {
+    /// Where the journal of a run writing `results` lives.
+    pub fn path(results: &Path) -> PathBuf {
+        partial_path(results)
+    }
+
+    /// Starts a new journal.
+    pub fn create(results: &Path) -> std::io::Result<Journal> {
+        Ok(Journal { results: results.to_owned(), writer: LineWriter::create(&Journal::path(results))? })
+    }
+
+    /// Reads what an interrupted run recorded, if it left a journal.
+    pub fn recorded(results: &Path, total: usize) -> Result<Option<Recorded>, JournalError> {
+        let path = Journal::path(results);
+        if !path.exists() {
+            return Ok(None);
+        }
+        Recorded::read(&path, total).map(Some)
+    }
+
+    /// Goes on with an interrupted run's journal, after its last whole line.
+    pub fn resume(results: &Path, recorded: &Recorded) -> std::io::Result<Journal> {
+        let writer = LineWriter::append(&Journal::path(results), recorded.end)?;
+        Ok(Journal { results: results.to_owned(), writer })
+    }
+
+    pub fn file(&self) -> &Path {
+        self.writer.path()
+    }
+
+    /// Records sample `index`'s verdict, on its own fields.
+    pub fn record(&mut self, index: usize, mut fields: Map<String, Value>, verdict: &Verdict) -> std::io::Result<()> {
+        record_verdict(&mut fields, verdict);
+        self.writer.write(&Line { sample: index, result: fields })?;
+        Ok(())
+    }
+
+    /// Reads back what the journal holds now.
+    pub fn read(&self, total: usize) -> Result<Recorded, JournalError> {
+        Recorded::read(self.writer.path(), total)
+    }
+
+    /// Records a retry's verdict for sample `index`, which the journal already holds.
+    pub fn amend(&mut self, recorded: &Recorded, index: usize, verdict: &Verdict) -> Result<(), JournalError> {
+        let path = self.writer.path().to_owned();
+        let file = File::open(&path).map_err(|source| JournalError::Read { path: path.clone(), source })?;
+        let mut line = read_line(&file, &path, &recorded.entries[index])?;
+        line.result.insert("retried".into(), Value::Bool(true));
+        self.record(index, line.result, verdict).map_err(|source| JournalError::Write { path, source })
+    }
+
+    /// Writes the results file: every sample's line, in the samples' order, synced and
+    /// moved into place; then removes the journal.
+    pub fn finish(self, recorded: &Recorded) -> Result<(), JournalError> {
+        let journal = self.writer.path().to_owned();
+        let mut sorted_name = journal.clone().into_os_string();
+        sorted_name.push(".sorted");
+        let sorted = PathBuf::from(sorted_name);
+        let write_error = |source| JournalError::Write { path: sorted.clone(), source };
+        let lines = File::open(&journal).map_err(|source| JournalError::Read { path: journal.clone(), source })?;
+        let mut out = BufWriter::new(File::create(&sorted).map_err(write_error)?);
+        for entry in &recorded.entries {
+            let line = read_line(&lines, &journal, entry)?;
+            serde_json::to_writer(&mut out, &line.result).map_err(|error| write_error(error.into()))?;
+            out.write_all(b"\n").map_err(write_error)?;
+        }
+        let file = out.into_inner().map_err(|error| write_error(error.into_error()))?;
+        file.sync_all().map_err(write_error)?;
+        std::fs::rename(&sorted, &self.results).map_err(write_error)?;
+        std::fs::remove_file(&journal).map_err(|source| JournalError::Write { path: journal, source })
+    }
+}
+
+/// The line `entry` points to in the journal `file`, at `path`.
+fn read_line(file: &File, path: &Path, entry: &Entry) -> Result<Line, JournalError> {
+    let read_error = |source| JournalError::Read { path: path.to_owned(), source };
+    let mut text = vec![0; entry.len as usize];
+    file.read_exact_at(&mut text, entry.offset).map_err(read_error)?;
+    serde_json::from_slice(&text).map_err(|error| read_error(std::io::Error::other(error)))
+}

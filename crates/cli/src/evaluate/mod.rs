@@ -1,0 +1,398 @@
+//! `passk evaluate`: run every sample against its problem's tests and score the lot.
+//!
+//! A run goes through four phases, each a type of its own: `Prepared` claims the results
+//! file and checks every input before anything runs; `Started` brings up the workers and
+//! the journal, resuming an interrupted run; `run` executes the samples, recording each
+//! verdict as it is decided; `Concluded` runs time-outs again if asked, writes the
+//! results in the samples' order, and reports. The same command after a complete run
+//! runs nothing and reports the same numbers (`rerun`).
+
+mod describe;
+mod journal;
+mod prepare;
+mod rerun;
+mod run;
+mod samples;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use passk_runner::cgroup::Accounting;
+use passk_runner::{DriverFacts, Isolation, Limits, Pool, PoolOptions, SandboxMode, VerdictMode};
+use serde_json::{json, Map, Value};
+
+use self::journal::{Journal, Recorded};
+use self::prepare::Prepared;
+use self::rerun::CompleteRun;
+use self::run::Ran;
+use crate::args::EvaluateArgs;
+use crate::canonical;
+use crate::error::CommandError;
+use crate::input::InputError;
+use crate::provenance;
+use crate::report::{Report, Subset, Tally};
+use crate::resume;
+use crate::retry;
+
+pub use self::journal::JournalError;
+
+/// Bytes of each output stream kept per candidate, for the debug log; the rest is read
+/// and discarded.
+pub const OUTPUT_CAP: usize = 4 * 1024;
+
+#[derive(Debug)]
+pub struct EvaluateOptions {
+    /// The samples, or `-` for standard input.
+    pub samples: PathBuf,
+    pub problems: String,
+    pub ks: Vec<u64>,
+    pub jobs: usize,
+    pub timeout: Duration,
+    pub sandbox: SandboxMode,
+    pub verdicts: VerdictMode,
+    pub limits: Limits,
+    /// Run each distinct program once and give its verdict to every identical sample.
+    pub dedup: bool,
+    pub python: OsString,
+    pub results: PathBuf,
+    pub summary: Option<PathBuf>,
+    /// Start over, whatever an earlier run of the same command left.
+    pub restart: bool,
+    /// Run samples that timed out again at the end, alone.
+    pub retry_timeouts: bool,
+    /// Evaluate samples that cover only some of the problem set's problems.
+    pub partial: bool,
+    /// Take the program out of raw model output.
+    pub extract: bool,
+    /// Give each problem `timeout + factor × its canonical solution's runtime`.
+    pub calibrate: Option<f64>,
+}
+
+impl EvaluateOptions {
+    pub fn from_args(args: EvaluateArgs) -> EvaluateOptions {
+        let results = args.results.unwrap_or_else(|| samples::default_results(&args.samples));
+        EvaluateOptions {
+            problems: args.problems,
+            ks: args.k,
+            jobs: args.runner.jobs(),
+            timeout: args.runner.timeout,
+            sandbox: args.runner.sandbox(),
+            verdicts: args.runner.verdicts(),
+            limits: args.runner.limits(),
+            dedup: !args.no_dedup,
+            python: args.runner.python,
+            samples: args.samples,
+            results,
+            summary: args.summary,
+            restart: args.restart,
+            retry_timeouts: args.retry_timeouts,
+            partial: args.partial,
+            extract: args.extract,
+            calibrate: args.calibrate.then_some(args.calibrate_factor),
+        }
+    }
+}
+
+/// How a run that got under way ended, when it did not complete.
+#[derive(Debug)]
+pub enum Stopped {
+    /// Ctrl-C or SIGTERM.
+    Interrupted { done: usize, total: usize, partial: PathBuf },
+    /// Samples got no verdict through faults of the machine.
+    Infrastructure { errors: u64, cause: String, done: usize, total: usize, partial: PathBuf },
+}
+
+pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
+    let started_at = provenance::now();
+    let clock = Instant::now();
+    let prepared = Prepared::new(&options).await?;
+    if options.restart {
+        resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
+    } else if resume::interrupted_settings(&options.results)?.is_none() {
+        if let Some(earlier) = CompleteRun::find(&options.results, &prepared.settings) {
+            return earlier.report(&options.results, &options.ks, options.summary.as_deref());
+        }
+    }
+    if let Some(hint) = prepared.chat_hint() {
+        eprintln!("warning: {hint}");
+    }
+    let started = Started::new(&options, prepared).await?;
+    let Started { prepared, pool, pool_options, machine, calibrated, journal, resumed } = started;
+    let ran = run::run(&options, &prepared, pool, journal, resumed.as_ref(), &calibrated).await;
+    let executions = (ran.dedup.executions, ran.dedup.reused);
+    let concluded = Concluded::new(&options, &prepared, ran, pool_options).await?;
+    let resumed_from = resumed.as_ref().map_or(0, Recorded::decided);
+    let mut run = run_facts(executions, &started_at, clock, resumed_from, &machine);
+    if options.calibrate.is_some() {
+        let limits: Map<String, Value> = calibrated
+            .iter()
+            .zip(&prepared.problems.problems)
+            .filter_map(|(limit, problem)| limit.map(|limit| (problem.task_id.clone(), json!(limit.as_secs_f64()))))
+            .collect();
+        run.insert("calibrated_timeouts".into(), Value::Object(limits));
+    }
+    let footer =
+        describe::footer(&options, &machine.isolation, machine.facts, &machine.accounting, executions.0, executions.1);
+    concluded.report(&options, &prepared, machine.settings, run, footer, clock)
+}
+
+fn write_error(path: &std::path::Path, source: std::io::Error) -> CommandError {
+    CommandError::Write { path: path.display().to_string(), source }
+}
+
+/// Refuses to mix two runs' results in one file.
+fn refuse_if_different(
+    options: &EvaluateOptions,
+    recorded: &Map<String, Value>,
+    current: &Map<String, Value>,
+) -> Result<(), CommandError> {
+    let differences = resume::differences(recorded, current);
+    if differences.is_empty() {
+        return Ok(());
+    }
+    Err(InputError::ResumeMismatch {
+        path: Journal::path(&options.results).display().to_string(),
+        differences: differences.join("; "),
+    }
+    .into())
+}
+
+/// What the workers found on this machine.
+#[derive(Debug)]
+struct Machine {
+    isolation: Isolation,
+    facts: DriverFacts,
+    accounting: Accounting,
+    worker_cpus: Vec<usize>,
+    /// The settings that decide the verdicts, the sandbox level reached among them.
+    settings: Map<String, Value>,
+}
+
+/// The workers up, and the journal open: a new one, or an interrupted run's.
+struct Started {
+    prepared: Prepared,
+    pool: Pool,
+    pool_options: PoolOptions,
+    machine: Machine,
+    calibrated: Vec<Option<Duration>>,
+    journal: Journal,
+    /// What an interrupted run had decided.
+    resumed: Option<Recorded>,
+}
+
+impl Started {
+    async fn new(options: &EvaluateOptions, prepared: Prepared) -> Result<Started, CommandError> {
+        let interrupted = resume::interrupted_settings(&options.results)?;
+        if let Some(recorded) = &interrupted {
+            // The sandbox level is compared once the workers are up.
+            let mut recorded = recorded.clone();
+            recorded.remove("sandbox");
+            refuse_if_different(options, &recorded, &prepared.settings)?;
+        }
+        let resumed = match interrupted {
+            Some(_) => Journal::recorded(&options.results, prepared.total)?,
+            None => None,
+        };
+        let pool_options = PoolOptions {
+            interpreter: prepared.interpreter.clone(),
+            jobs: options.jobs,
+            timeout: options.timeout,
+            limits: options.limits,
+            sandbox: options.sandbox,
+            helper: std::env::current_exe().map_err(CommandError::OwnExecutable)?,
+            output_cap: OUTPUT_CAP,
+            verdicts: options.verdicts,
+        };
+        let calibrated = match options.calibrate {
+            Some(factor) => {
+                canonical::calibrate(pool_options.clone(), &prepared.problems, options.timeout, factor).await?
+            }
+            None => vec![None; prepared.problems.problems.len()],
+        };
+        let pool = Pool::start(pool_options.clone()).await?;
+        let isolation = pool.isolation().clone();
+        tracing::info!(jobs = options.jobs, sandbox = %isolation.level, facts = ?pool.facts(), "workers ready");
+        let mut settings = prepared.settings.clone();
+        settings.insert("sandbox".into(), json!(isolation.level));
+        let journal = match &resumed {
+            Some(recorded) => {
+                let interrupted = resume::interrupted_settings(&options.results)?.unwrap_or_default();
+                refuse_if_different(options, &interrupted, &settings)?;
+                if recorded.decided() > 0 {
+                    eprintln!("resuming: {} of {} samples already have results", recorded.decided(), prepared.total);
+                }
+                Journal::resume(&options.results, recorded)
+            }
+            None => {
+                resume::record(&options.results, &settings)?;
+                Journal::create(&options.results)
+            }
+        }
+        .map_err(|source| write_error(&Journal::path(&options.results), source))?;
+        describe::warn_about_isolation(&isolation, pool.facts().syscall_filter);
+        let machine = Machine {
+            facts: pool.facts(),
+            accounting: pool.accounting().clone(),
+            worker_cpus: pool.worker_cpus().to_vec(),
+            isolation,
+            settings,
+        };
+        Ok(Started { prepared, pool, pool_options, machine, calibrated, journal, resumed })
+    }
+}
+
+/// The run over: time-outs run again if asked, and the results written if complete.
+struct Concluded {
+    tally: Tally,
+    stopped: Option<Stopped>,
+    /// `(samples, changed)` of `--retry-timeouts`.
+    retried: Option<(usize, usize)>,
+}
+
+impl Concluded {
+    async fn new(
+        options: &EvaluateOptions,
+        prepared: &Prepared,
+        ran: Ran,
+        pool_options: PoolOptions,
+    ) -> Result<Concluded, CommandError> {
+        let Ran { mut journal, timed_out, ending, .. } = ran;
+        let total = prepared.total;
+        let partial = journal.file().to_owned();
+        let mut recorded = journal.read(total)?;
+        let decided = recorded.decided();
+        let infrastructure = |recorded: &Recorded| recorded.tally().infrastructure_errors();
+        let stop = |errors: u64, cause: String, done: usize| Stopped::Infrastructure {
+            errors,
+            cause,
+            done,
+            total,
+            partial: partial.clone(),
+        };
+        let mut stopped = if ending.interrupted {
+            Some(Stopped::Interrupted { done: decided, total, partial: partial.clone() })
+        } else if let Some(error) = ending.write_failure {
+            Some(stop((total - decided) as u64, passk_runner::error_chain(&error), decided))
+        } else if let Some(error) = ending.pool_fault {
+            Some(stop((total - decided) as u64, passk_runner::error_chain(&error), decided))
+        } else if infrastructure(&recorded) > 0 {
+            Some(stop(infrastructure(&recorded), "see the `infrastructure` lines of the results".into(), decided))
+        } else {
+            ending.fed?;
+            if decided != total {
+                return Err(InputError::Changed { path: prepared.samples.name().to_owned(), line: decided }.into());
+            }
+            None
+        };
+
+        let mut retried = None;
+        if stopped.is_none() && !timed_out.is_empty() {
+            eprintln!("running the samples that timed out again, one at a time");
+            let verdicts = retry::retry(pool_options, &timed_out).await;
+            let changed =
+                verdicts.iter().filter(|(_, verdict)| verdict.status != passk_runner::Status::Timeout).count();
+            for (index, verdict) in &verdicts {
+                journal.amend(&recorded, *index, verdict)?;
+            }
+            recorded = journal.read(total)?;
+            retried = Some((timed_out.len(), changed));
+            let errors = infrastructure(&recorded);
+            if errors > 0 {
+                let cause = "see the `infrastructure` lines of the results".into();
+                stopped = Some(stop(errors, cause, recorded.decided()));
+            }
+        }
+        let tally = recorded.tally();
+        if stopped.is_none() {
+            journal.finish(&recorded)?;
+            resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
+        }
+        Ok(Concluded { tally, stopped, retried })
+    }
+
+    /// Prints the table, writes the summary, and records a complete run for the next.
+    fn report(
+        self,
+        options: &EvaluateOptions,
+        prepared: &Prepared,
+        verdict_settings: Map<String, Value>,
+        mut run: Map<String, Value>,
+        footer: Vec<(String, String)>,
+        clock: Instant,
+    ) -> Result<(), CommandError> {
+        let Concluded { tally, stopped, retried } = self;
+        let complete = stopped.is_none();
+        let unjudgeable = tally.unjudgeable_problems();
+        let scores = if complete && unjudgeable.is_empty() { tally.score(&options.ks)? } else { Vec::new() };
+        if let Some((samples, changed)) = retried {
+            run.insert("retried_timeouts".into(), json!({ "samples": samples, "changed": changed }));
+        }
+        let mut settings = verdict_settings.clone();
+        settings.insert("results".into(), json!(options.results.display().to_string()));
+        settings.insert("k".into(), json!(options.ks));
+        settings.insert("jobs".into(), json!(options.jobs));
+        settings.insert("dedup".into(), json!(options.dedup));
+        let problems = &prepared.problems;
+        let subset = (prepared.covered.len() < problems.problems.len()).then(|| Subset {
+            of: problems.problems.len(),
+            missing: samples::missing_task_ids(problems, &prepared.covered),
+        });
+        let report = Report { subset, tally: &tally, scores: &scores, complete, settings, run, footer };
+        report.publish(options.summary.as_deref())?;
+        if let Some(hint) = prepared.chat_hint() {
+            eprintln!("warning: {hint}");
+        }
+        if complete {
+            let results_sha256 =
+                provenance::sha256_file(&options.results).map_err(|source| write_error(&options.results, source))?;
+            let Report { settings, run, footer, subset, .. } = report;
+            CompleteRun { verdict_settings, results_sha256, settings, run, footer, subset }.save(&options.results)?;
+        }
+        match stopped {
+            None if !unjudgeable.is_empty() => Err(CommandError::Unjudgeable { problems: unjudgeable }),
+            None => {
+                eprintln!("results: {} ({:.1} s)", options.results.display(), clock.elapsed().as_secs_f64());
+                Ok(())
+            }
+            Some(stopped) => Err(CommandError::Stopped(stopped)),
+        }
+    }
+}
+
+/// What happened during the run, as opposed to what was asked for.
+fn run_facts(
+    (executions, reused): (u64, u64),
+    started_at: &str,
+    clock: Instant,
+    resumed_from: usize,
+    machine: &Machine,
+) -> Map<String, Value> {
+    let mut run = Map::new();
+    run.insert("executions".into(), json!(executions));
+    run.insert("reused".into(), json!(reused));
+    run.insert("harness_peak_rss_kib".into(), json!(peak_rss_kib()));
+    run.insert("started_at".into(), json!(started_at));
+    run.insert("finished_at".into(), json!(provenance::now()));
+    run.insert("seconds".into(), json!((clock.elapsed().as_secs_f64() * 1000.0).round() / 1000.0));
+    run.insert("cpus".into(), json!(provenance::cpus()));
+    let worker_cpus = &machine.worker_cpus;
+    run.insert("worker_cpus".into(), if worker_cpus.is_empty() { Value::Null } else { json!(worker_cpus) });
+    run.insert("resumed_from".into(), json!(resumed_from));
+    run.insert("syscall_filter".into(), json!(machine.facts.syscall_filter));
+    run.insert("pid_namespace_per_sample".into(), json!(machine.facts.pid_namespace_per_sample));
+    run.insert("ipc_namespace_per_sample".into(), json!(machine.facts.ipc_namespace_per_sample));
+    run.insert("fresh_tmp_per_sample".into(), json!(machine.facts.fresh_tmp_per_sample));
+    run.insert("cgroups".into(), machine.accounting.to_json());
+    run.insert("sandbox_refused".into(), describe::refused(&machine.isolation));
+    run
+}
+
+/// The most memory this process's own address space has held at once, in KiB, or
+/// None where /proc does not say. (getrusage's maximum would also count what the
+/// process that started passk held when it forked, which survives the exec.)
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}

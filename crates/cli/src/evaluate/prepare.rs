@@ -1,0 +1,129 @@
+//! Before anything runs: the results file is claimed, every output path tried, every
+//! sample checked and the interpreter found, so that a mistake costs nothing and never
+//! leaves half a results file behind.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use passk_runner::Interpreter;
+use serde_json::{json, Map, Value};
+
+use super::samples::{self, SamplesFile};
+use super::EvaluateOptions;
+use crate::error::CommandError;
+use crate::input::{InputError, ProblemSet};
+use crate::lock::ResultsLock;
+
+/// A run's inputs, checked, and its results file, claimed.
+#[derive(Debug)]
+pub struct Prepared {
+    /// Held until the run ends: one run per results file.
+    _lock: ResultsLock,
+    pub samples: Arc<SamplesFile>,
+    pub problems: Arc<ProblemSet>,
+    pub total: usize,
+    /// The positions in the set of the problems the samples answer.
+    pub covered: BTreeSet<usize>,
+    /// Samples that look like raw chat output, run without `--extract`.
+    pub chat_like: usize,
+    pub interpreter: Interpreter,
+    /// The settings that decide the verdicts, but for the sandbox level, which is known
+    /// once the workers are up.
+    pub settings: Map<String, Value>,
+}
+
+impl Prepared {
+    pub async fn new(options: &EvaluateOptions) -> Result<Prepared, CommandError> {
+        if !samples::is_stream(&options.samples) && same_file(&options.samples, &options.results) {
+            return Err(InputError::ResultsOverSamples { path: options.results.display().to_string() }.into());
+        }
+        let lock = ResultsLock::acquire(&options.results)?;
+        if let Some(summary) = &options.summary {
+            crate::output::check_writable(summary).map_err(|source| InputError::Unwritable {
+                option: "--summary",
+                path: summary.display().to_string(),
+                source,
+            })?;
+        }
+        // Meanwhile the interpreter is found; a bad input is still reported first.
+        let checking = {
+            let (problems, given, partial, extract) =
+                (options.problems.clone(), options.samples.clone(), options.partial, options.extract);
+            let beside = options.results.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let beside = beside.to_owned();
+            tokio::task::spawn_blocking(move || {
+                let problems = ProblemSet::load(&problems)?;
+                let samples = SamplesFile::open(&given, &beside)?;
+                let checked = samples::check(&samples, &problems, extract)?;
+                if checked.covered.len() < problems.problems.len() && !partial {
+                    return Err(samples::missing_problems(&samples, &problems, &checked.covered));
+                }
+                let sha256 = samples.sha256()?;
+                Ok::<_, InputError>((Arc::new(samples), Arc::new(problems), checked, sha256))
+            })
+        };
+        let interpreter = Interpreter::resolve(&options.python).await;
+        let (samples, problems, checked, samples_sha256) =
+            checking.await.expect("checking the input does not panic")?;
+        let interpreter = interpreter?;
+        tracing::info!(python = %interpreter.executable.display(), version = %interpreter.version, "interpreter resolved");
+        let settings = settings(options, &problems, &samples_sha256, &interpreter);
+        Ok(Prepared {
+            _lock: lock,
+            samples,
+            problems,
+            total: checked.total,
+            covered: checked.covered,
+            chat_like: checked.chat_like,
+            interpreter,
+            settings,
+        })
+    }
+
+    /// The hint for samples that look like raw chat output, if any do.
+    pub fn chat_hint(&self) -> Option<String> {
+        (self.chat_like > 0).then(|| {
+            format!(
+                "{} of {} look like raw chat output (a markdown fence, or prose before the code), which fails as \
+                 Python; use --extract to take the program out of each answer",
+                self.chat_like,
+                crate::report::plural(self.total, "sample")
+            )
+        })
+    }
+}
+
+/// Whether two paths name one file (false when either does not exist yet).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// The settings that decide the verdicts: a resumed run must match them all, and a
+/// complete run with the same is not run again.
+fn settings(
+    options: &EvaluateOptions,
+    problems: &ProblemSet,
+    samples_sha256: &str,
+    interpreter: &Interpreter,
+) -> Map<String, Value> {
+    let mut settings = Map::new();
+    settings.insert("passk_version".into(), json!(env!("CARGO_PKG_VERSION")));
+    settings.insert("samples".into(), json!(options.samples.display().to_string()));
+    settings.insert("samples_sha256".into(), json!(samples_sha256));
+    settings.insert("problems".into(), json!(problems.name));
+    settings.insert("problems_sha256".into(), json!(problems.sha256));
+    settings.insert("verdicts".into(), json!(options.verdicts));
+    settings.insert("sandbox_asked".into(), json!(options.sandbox));
+    settings.insert("timeout".into(), json!(options.timeout.as_secs_f64()));
+    settings.insert("limits".into(), json!(options.limits));
+    settings.insert("retry_timeouts".into(), json!(options.retry_timeouts));
+    settings.insert("calibrate".into(), json!(options.calibrate));
+    settings.insert("extract".into(), json!(options.extract));
+    settings.insert("python".into(), json!(interpreter.executable.display().to_string()));
+    settings.insert("python_version".into(), json!(interpreter.version));
+    settings
+}

@@ -1,0 +1,234 @@
+//! The samples file: where it is read from, what it covers, and the programs it holds.
+//!
+//! A run reads its samples twice, once to check every line before anything runs and
+//! once to feed the workers, and hashes them to tie the results to them. Standard input
+//! and other streams can be read only once, so they are first copied to a file beside
+//! the results, which is removed when the run ends.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use passk_runner::{Candidate, Program};
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use crate::dedup::{self, Key, Sample};
+use crate::extract;
+use crate::input::{self, InputError, ProblemSet};
+use crate::jsonl::JsonlReader;
+
+/// The name the command line gives standard input.
+pub const STDIN: &str = "-";
+
+/// Samples ready to be read as often as needed.
+#[derive(Debug)]
+pub struct SamplesFile {
+    path: PathBuf,
+    /// What errors call it: the path given, or "standard input".
+    name: String,
+    /// The copy of a stream, removed when dropped.
+    _copy: Option<tempfile::TempPath>,
+}
+
+impl SamplesFile {
+    /// `given` as a file that can be read again: itself when it is a regular file, else a
+    /// copy of it made in `beside`.
+    pub fn open(given: &Path, beside: &Path) -> Result<SamplesFile, InputError> {
+        let name = if given == Path::new(STDIN) { "standard input".to_owned() } else { given.display().to_string() };
+        if !is_stream(given) {
+            return Ok(SamplesFile { path: given.to_owned(), name, _copy: None });
+        }
+        let copy_error = |source| InputError::Open { path: name.clone(), source };
+        let mut copy = tempfile::Builder::new().prefix(".passk-samples-").tempfile_in(beside).map_err(copy_error)?;
+        if given == Path::new(STDIN) {
+            std::io::copy(&mut std::io::stdin().lock(), copy.as_file_mut()).map_err(copy_error)?;
+        } else {
+            std::io::copy(&mut std::fs::File::open(given).map_err(copy_error)?, copy.as_file_mut())
+                .map_err(copy_error)?;
+        }
+        let copy = copy.into_temp_path();
+        Ok(SamplesFile { path: copy.to_path_buf(), name, _copy: Some(copy) })
+    }
+
+    pub fn reader(&self) -> Result<JsonlReader, InputError> {
+        JsonlReader::open_as(&self.path, &self.name)
+    }
+
+    pub fn sha256(&self) -> Result<String, InputError> {
+        crate::provenance::sha256_file(&self.path)
+            .map_err(|source| InputError::Open { path: self.name.clone(), source })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// Whether `path` names something that may be readable only once: standard input, a
+/// pipe, a device, or a name under /dev or /proc (`/dev/stdin` leads to whatever
+/// standard input is, a file only by chance).
+pub fn is_stream(path: &Path) -> bool {
+    path == Path::new(STDIN)
+        || path.starts_with("/dev")
+        || path.starts_with("/proc")
+        || std::fs::metadata(path).is_ok_and(|meta| !meta.is_file() && !meta.is_dir())
+}
+
+/// Where results go when `--results` is not given: beside the samples, or for a stream
+/// in the current directory, named after it (`stdin_results.jsonl`), never in /dev.
+pub fn default_results(samples: &Path) -> PathBuf {
+    let mut name = if is_stream(samples) {
+        let stem = samples.file_name().filter(|_| samples != Path::new(STDIN)).unwrap_or("stdin".as_ref());
+        stem.to_owned()
+    } else {
+        samples.as_os_str().to_owned()
+    };
+    name.push("_results.jsonl");
+    PathBuf::from(name)
+}
+
+/// What a check of every sample found.
+#[derive(Debug)]
+pub struct Checked {
+    pub total: usize,
+    /// The positions in the set of the problems the samples answer.
+    pub covered: BTreeSet<usize>,
+    /// Samples whose text looks like a chat model's raw answer (counted without
+    /// `--extract`, to suggest it).
+    pub chat_like: usize,
+}
+
+/// Checks every sample against the problem set.
+pub fn check(samples: &SamplesFile, problems: &ProblemSet, extracting: bool) -> Result<Checked, InputError> {
+    let reader = samples.reader()?;
+    let source = reader.source().to_owned();
+    let mut checked = Checked { total: 0, covered: BTreeSet::new(), chat_like: 0 };
+    for record in reader {
+        let sample = input::sample(&source, problems, record?)?;
+        checked.covered.insert(sample.problem);
+        let text = match &sample.candidate {
+            Candidate::Completion(text) | Candidate::Solution(text) => text,
+        };
+        checked.chat_like += usize::from(!extracting && extract::looks_like_chat(text));
+        checked.total += 1;
+    }
+    if checked.total == 0 {
+        return Err(InputError::Empty { path: source, what: "samples" });
+    }
+    Ok(checked)
+}
+
+/// The task ids of the set's problems that no sample covers.
+pub fn missing_task_ids(problems: &ProblemSet, covered: &BTreeSet<usize>) -> Vec<String> {
+    (0..problems.problems.len())
+        .filter(|index| !covered.contains(index))
+        .map(|index| problems.problems[index].task_id.clone())
+        .collect()
+}
+
+/// The refusal of a samples file that leaves out problems of the set, naming them.
+pub fn missing_problems(samples: &SamplesFile, problems: &ProblemSet, covered: &BTreeSet<usize>) -> InputError {
+    const NAMED: usize = 10;
+    let missing = missing_task_ids(problems, covered);
+    let mut named = missing[..missing.len().min(NAMED)].join(", ");
+    if missing.len() > NAMED {
+        named.push_str(&format!(" and {} more", missing.len() - NAMED));
+    }
+    InputError::MissingProblems {
+        path: samples.name().to_owned(),
+        missing: crate::report::plural(missing.len(), "problem"),
+        total: problems.problems.len(),
+        set: problems.name.clone(),
+        named,
+    }
+}
+
+/// A sample read and checked, with the program it stands for.
+#[derive(Debug)]
+pub struct Pending {
+    pub sample: Sample,
+    pub key: Key,
+    pub program: Program,
+    /// Its problem's position in the problem set.
+    pub problem: usize,
+    /// Whether it has its verdict already, from before a resume, and is sent only to be
+    /// run again with the other time-outs (`--retry-timeouts`).
+    pub only_retry: bool,
+}
+
+/// What `feed` skips and what it sends.
+#[derive(Debug)]
+pub struct Feed {
+    /// Samples with a verdict already.
+    pub decided: BTreeSet<usize>,
+    /// Samples among those that timed out and were not run again.
+    pub retry: BTreeSet<usize>,
+    pub total: usize,
+    pub extract: bool,
+}
+
+/// Reads every sample again, in file order, and sends on each that `feed` does not skip,
+/// with its program.
+pub fn feed(
+    samples: &SamplesFile,
+    problems: &ProblemSet,
+    feed: &Feed,
+    pending: &mpsc::Sender<Pending>,
+) -> Result<(), InputError> {
+    let reader = samples.reader()?;
+    let source = reader.source().to_owned();
+    for (index, record) in reader.enumerate() {
+        // A line that was valid a moment ago and is not now means the file changed.
+        let mut sample = input::sample(&source, problems, record?)?;
+        if index >= feed.total {
+            return Err(InputError::Changed { path: source, line: sample.line });
+        }
+        let only_retry = feed.retry.contains(&index);
+        if feed.decided.contains(&index) && !only_retry {
+            continue;
+        }
+        let problem = &problems.problems[sample.problem];
+        let candidate = if feed.extract {
+            let (raw, whole_program) = match &sample.candidate {
+                Candidate::Completion(text) => (text, false),
+                Candidate::Solution(text) => (text, true),
+            };
+            let extracted = extract::extract(raw, &problem.code, whole_program);
+            let (run_as, code) = match &extracted.candidate {
+                Candidate::Completion(code) => ("completion", code),
+                Candidate::Solution(code) => ("solution", code),
+            };
+            let record = json!({ "rule": extracted.rule, "run_as": run_as, "code": code });
+            sample.fields.insert("extracted".into(), record);
+            extracted.candidate
+        } else {
+            sample.candidate
+        };
+        let program = Program::new(&problem.code, &candidate);
+        let pending_sample = Pending {
+            sample: Sample { index, fields: sample.fields },
+            key: dedup::key(&program),
+            program,
+            problem: sample.problem,
+            only_retry,
+        };
+        if pending.blocking_send(pending_sample).is_err() {
+            // The run stopped; its error is the one to report.
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_of_a_stream_go_to_the_current_directory() {
+        assert_eq!(default_results(Path::new("-")), PathBuf::from("stdin_results.jsonl"));
+        assert_eq!(default_results(Path::new("/dev/stdin")), PathBuf::from("stdin_results.jsonl"));
+        assert_eq!(default_results(Path::new("/dev/null")), PathBuf::from("null_results.jsonl"));
+        assert_eq!(default_results(Path::new("out/s.jsonl")), PathBuf::from("out/s.jsonl_results.jsonl"));
+    }
+}
