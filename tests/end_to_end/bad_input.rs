@@ -275,6 +275,21 @@ fn an_unwritable_summary_path_is_refused_before_anything_runs() {
     assert_rejected(&finished, &["cannot write --summary", "is a directory"]);
 }
 
+/// Regression: a results path that is a directory ran every sample, then failed to move
+/// the results into place.
+#[test]
+fn a_results_path_that_is_a_directory_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let results = dir.path().join("results-dir");
+    std::fs::create_dir(&results).unwrap();
+    let finished =
+        finish(passk(["evaluate"]).arg(&samples).args(["--problems", "basic", "--partial", "--results"]).arg(&results));
+    assert_rejected(&finished, &["cannot write --results", "results-dir", "is a directory"]);
+    assert!(!dir.path().join("results-dir.partial").exists(), "nothing ran");
+}
+
 /// Regression: each of these got a bare JSON parse error, with no word of what to change.
 #[test]
 fn a_whole_json_document_or_a_byte_order_mark_gets_the_fix_in_the_message() {

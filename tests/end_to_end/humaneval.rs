@@ -110,3 +110,37 @@ fn verdicts_match_the_reference_harness() {
         );
     }
 }
+
+/// The README's "real HumanEval" commands, run as written (with this build's `passk`,
+/// and HumanEval already fetched): a new user gets from nothing to a pass@1.
+#[test]
+fn the_readme_humaneval_section_runs_as_written() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let section = readme.split("### The real HumanEval").nth(1).expect("the section exists");
+    let block = section.split("```sh\n").nth(1).and_then(|rest| rest.split("```").next()).expect("a sh block");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("problems")).unwrap();
+    std::os::unix::fs::symlink(humaneval_dir(), dir.path().join("problems/humaneval")).unwrap();
+    let mut ran = 0;
+    for line in block.lines() {
+        let command = line.split(" #").next().unwrap().trim();
+        let Some(args) = command.strip_prefix("passk ") else {
+            // Fetching and installing are what the suite's own set-up does.
+            assert!(
+                command.is_empty()
+                    || command.starts_with('#')
+                    || command.starts_with("problems/fetch-humaneval")
+                    || command.starts_with("cargo install --locked"),
+                "an unexpected command: {command}"
+            );
+            continue;
+        };
+        let finished = finish(passk(args.split_whitespace()).current_dir(dir.path()));
+        assert_eq!(finished.code, Some(0), "{command}: {}", finished.stderr);
+        ran += 1;
+    }
+    assert!(ran >= 2, "the section runs passk: {block}");
+    let summary: Value = serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["pass@1"], 1.0, "{summary}");
+    assert_eq!(summary["problems"], 164);
+}

@@ -484,6 +484,36 @@ fn retry_timeouts_runs_them_again_alone_and_says_what_changed() {
     assert_eq!(results.iter().filter(|r| r["retried"] == true).count() as u64, retried["samples"].as_u64().unwrap());
 }
 
+/// Time-outs decided before a kill are not lost to `--retry-timeouts`: the resume runs
+/// them again with its own, as an uninterrupted run would have.
+#[test]
+fn time_outs_decided_before_a_kill_are_retried_after_the_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    let mut records = vec![json!({"task_id": "basic/0", "completion": "    while True:\n        pass\n"})];
+    records.extend(slow_honest_samples(1, 0.1));
+    write_jsonl(&samples, &records);
+    let results = dir.path().join("results.jsonl");
+    let summary = dir.path().join("summary.json");
+    let extra = ["--jobs", "1", "--timeout", "2", "--retry-timeouts", "--summary", summary.to_str().unwrap()];
+    let mut run = spawn(evaluate_command(&samples, &results, &extra));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !journal_verdicts(&results).get(&0).is_some_and(|result| result["status"] == "timeout") {
+        assert!(Instant::now() < deadline, "the first sample never timed out");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal(&run, libc::SIGKILL);
+    run.wait().unwrap();
+    assert!(journal_verdicts(&results).len() < records.len(), "killed before the end");
+
+    let resumed = finish(&mut evaluate_command(&samples, &results, &extra));
+    assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
+    let summary: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    assert_eq!(summary["run"]["retried_timeouts"]["samples"], 1, "{summary}");
+    let results = read_jsonl(&results);
+    assert_eq!((&results[0]["status"], &results[0]["retried"]), (&json!("timeout"), &json!(true)), "{}", results[0]);
+}
+
 /// Regression: a sample whose retry ended in `infrastructure` (its worker killed twice
 /// while it ran) vanished from pass@k, and the run exited 0 with pass@1 1.0.
 #[test]

@@ -127,10 +127,7 @@ fn help(path: &[String]) -> Result<(), CommandError> {
         name.push(' ');
         name.push_str(part);
     }
-    command
-        .bin_name(name)
-        .print_help()
-        .map_err(|source| CommandError::Write { path: "standard output".into(), source })
+    command.bin_name(name).print_help().map_err(|source| CommandError::Write { path: "standard output".into(), source })
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, CommandError> {

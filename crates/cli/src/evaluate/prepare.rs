@@ -39,10 +39,12 @@ impl Prepared {
             return Err(InputError::ResultsOverSamples { path: options.results.display().to_string() }.into());
         }
         let lock = ResultsLock::acquire(&options.results)?;
-        if let Some(summary) = &options.summary {
-            crate::output::check_writable(summary).map_err(|source| InputError::Unwritable {
-                option: "--summary",
-                path: summary.display().to_string(),
+        let outputs =
+            std::iter::once(("--results", &options.results)).chain(options.summary.iter().map(|s| ("--summary", s)));
+        for (option, path) in outputs {
+            crate::output::check_writable(path).map_err(|source| InputError::Unwritable {
+                option,
+                path: path.display().to_string(),
                 source,
             })?;
         }
