@@ -12,5 +12,6 @@ mod humaneval;
 mod judge;
 mod scale;
 mod scoring;
+mod statistics;
 mod survival;
 mod usage;

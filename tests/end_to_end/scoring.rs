@@ -31,7 +31,9 @@ fn pass_at_k_per_problem_and_averaged() {
     assert!(close(&summary["pass@1"], (0.25 + 1.0 + 0.0) / 3.0), "{summary}");
     // pass@2 for n=4, c=1: 1 - C(3,2)/C(4,2) = 1/2.
     assert!(close(&summary["pass@2"], (0.5 + 1.0 + 0.0) / 3.0), "{summary}");
-    assert_eq!(summary["per_problem"][0], json!({"task_id": "a", "n": 4, "c": 1, "pass@1": 0.25, "pass@2": 0.5}));
+    // pass^2 for n=4, c=1: C(1,2)/C(4,2) = 0.
+    let first = json!({"task_id": "a", "n": 4, "c": 1, "pass@1": 0.25, "pass@2": 0.5, "pass^1": 0.25, "pass^2": 0.0});
+    assert_eq!(summary["per_problem"][0], first);
     assert_eq!(summary["samples"], 12);
     assert_eq!(summary["problems"], 3);
     assert_eq!(summary["counts"], json!({"failed": 7, "passed": 5}));

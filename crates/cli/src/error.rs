@@ -61,6 +61,12 @@ pub enum CommandError {
         .problems.join(", ")
     )]
     Unjudgeable { problems: Vec<String> },
+    #[error("{message}")]
+    Calc { message: String },
+    #[error("{message}")]
+    CompareInput { message: String },
+    #[error("the product form and the exact closed form disagree, which is a bug in passk: {message}")]
+    CalcMismatch { message: String },
     #[error("no command {name:?}; the commands are {known}")]
     UnknownCommand { name: String, known: String },
 }
@@ -85,6 +91,8 @@ impl CommandError {
         match self {
             CommandError::Input(_)
             | CommandError::UnknownCommand { .. }
+            | CommandError::Calc { .. }
+            | CommandError::CompareInput { .. }
             | CommandError::Resume(resume::ResumeError::NoSettings { .. })
             | CommandError::Lock(lock::LockError::Busy { .. })
             | CommandError::Journal(JournalError::Damaged { .. }) => EXIT_BAD_INPUT,

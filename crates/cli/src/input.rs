@@ -64,6 +64,12 @@ pub enum InputError {
     NotJsonLines { path: String, line: usize, shape: &'static str },
     #[error("{path} leaves out {missing} of the {total} in {set}: {named}; pass@k over a subset is not comparable with the whole set's, so add --partial if the subset is what you mean")]
     MissingProblems { path: String, missing: String, total: usize, set: String, named: String },
+    #[error(
+        "{path}:{line}: field `{field}` (of --cluster-by) {problem}; every sample of a problem needs the same group"
+    )]
+    Grouping { path: String, line: usize, field: String, problem: String },
+    #[error("{path}:{line}: {message}; each line is `n,c` or a JSON object with `n` and `c`")]
+    Calc { path: String, line: usize, message: String },
     #[error("cannot write {option} {path}")]
     Unwritable {
         option: &'static str,

@@ -6,7 +6,9 @@
 //! runner, records each verdict as it is decided, and prints the scores.
 
 mod args;
+mod calc;
 mod canonical;
+mod compare;
 mod dedup;
 mod error;
 mod evaluate;
@@ -20,13 +22,14 @@ mod report;
 mod resume;
 mod retry;
 mod score;
+mod scores;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-use crate::args::{CanonicalArgs, EvaluateArgs, ScoreArgs, ValidateArgs};
+use crate::args::{CalcArgs, CanonicalArgs, CompareArgs, EvaluateArgs, ScoreArgs, ValidateArgs};
 use crate::error::{CommandError, EXIT_SUCCESS};
 
 #[derive(Debug, Parser)]
@@ -50,6 +53,12 @@ enum Command {
     Evaluate(EvaluateArgs),
     /// Compute pass@k from an existing results file, executing nothing.
     Score(ScoreArgs),
+    /// Compare two runs over the same problems, problem by problem: the difference in
+    /// pass@k and pass^k with its paired standard error, interval and p-value.
+    Compare(CompareArgs),
+    /// pass@k and pass^k from counts: one problem's n and c, or many problems' and
+    /// their mean, computed in product form and checked against the exact closed form.
+    Calc(CalcArgs),
     /// Run every canonical solution of a problem set, and report those that fail or run
     /// close to the time limit.
     Validate(ValidateArgs),
@@ -87,7 +96,25 @@ fn run(command: Command) -> Result<(), CommandError> {
         Command::SandboxExec { policy } => passk_runner::sandbox::run_helper(&policy),
         Command::Help { command } => help(&command),
         Command::Score(args) => {
-            score::score(score::ScoreOptions { results: args.results, ks: args.k, summary: args.summary })
+            let uncertainty = args.uncertainty.options();
+            score::score(score::ScoreOptions { results: args.results, ks: args.k, summary: args.summary, uncertainty })
+        }
+        Command::Compare(args) => compare::compare(&compare::CompareOptions {
+            a: args.a,
+            b: args.b,
+            ks: args.k,
+            intersect: args.intersect,
+            summary: args.summary,
+        }),
+        Command::Calc(args) => {
+            let mut problems = args.problem;
+            if let (Some(n), Some(c)) = (args.n, args.c) {
+                problems.insert(0, calc::Problem { n, c });
+            }
+            if let Some(file) = &args.file {
+                problems.extend(calc::read_problems(file)?);
+            }
+            calc::calc(&problems, &args.k, args.json)
         }
         Command::Canonical(args) => canonical::write_samples(&args.problems, args.output.as_deref()),
         Command::Evaluate(args) => {

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::path::Path;
 
-use passk_scorer::{Counts, Summary};
+use passk_scorer::{Counts, Metric, Summary};
 use serde_json::{json, Map, Value};
 
 use serde::{Deserialize, Serialize};
@@ -14,6 +14,7 @@ use crate::error::CommandError;
 use crate::input::{string_field, InputError};
 use crate::jsonl::JsonlReader;
 use crate::output::write_atomically;
+use crate::scores::Scores;
 
 const INFRASTRUCTURE: &str = "infrastructure";
 const UNJUDGEABLE: &str = "unjudgeable";
@@ -107,10 +108,9 @@ impl Tally {
         Ok(tally)
     }
 
-    /// pass@k for every requested `k`.
-    pub fn score(&self, ks: &[u64]) -> Result<Vec<Summary>, passk_scorer::SummaryError> {
-        let counts: Vec<Counts> = self.problems.iter().map(|(_, c)| *c).collect();
-        passk_scorer::summarize(&counts, ks)
+    /// Each problem's task id and counts, in the order problems first appear.
+    pub fn counts(&self) -> &[(String, Counts)] {
+        &self.problems
     }
 }
 
@@ -118,7 +118,7 @@ impl Tally {
 #[derive(Debug)]
 pub struct Report<'a> {
     pub tally: &'a Tally,
-    pub scores: &'a [Summary],
+    pub scores: &'a Scores,
     /// Whether every sample has a verdict; pass@k is reported only then.
     pub complete: bool,
     /// Every setting the numbers depend on, recorded in the JSON summary.
@@ -144,12 +144,14 @@ impl Report<'_> {
     /// One line per `k` that could not be estimated.
     pub fn warnings(&self) -> Vec<String> {
         self.scores
+            .scored
             .iter()
-            .filter_map(|score| match score {
-                Summary::LeftOut { k, short, problems } => {
-                    Some(format!("pass@{k} left out: {short} of {problems} problems have fewer than {k} samples"))
-                }
-                Summary::Estimated { .. } => None,
+            .filter_map(|scored| match &scored.summary {
+                summary @ Summary::LeftOut { k, short, problems, metric: Metric::PassAt } => Some(format!(
+                    "{} left out: {short} of {problems} problems have fewer than {k} samples",
+                    summary.name()
+                )),
+                _ => None,
             })
             .collect()
     }
@@ -166,19 +168,35 @@ impl Report<'_> {
             let problems = plural(self.tally.unjudgeable.len(), "problem");
             writeln!(out, "  {:<14}not reported: {problems} cannot be judged out of process", "pass@k")?;
         }
-        for score in self.scores {
-            match score {
-                Summary::Estimated { k, mean, .. } => match &self.subset {
-                    Some(subset) => writeln!(
-                        out,
-                        "  {:<14}{mean:>8.4}  over {} of {} problems",
-                        format!("pass@{k}"),
-                        self.tally.problems(),
-                        subset.of
-                    )?,
-                    None => writeln!(out, "  {:<14}{mean:>8.4}", format!("pass@{k}"))?,
-                },
-                Summary::LeftOut { k, .. } => writeln!(out, "  {:<14}{:>8}", format!("pass@{k}"), "n/a")?,
+        for scored in &self.scores.scored {
+            // pass^1 is pass@1.
+            if scored.summary.metric() == Metric::PassHat && scored.summary.k() == 1 {
+                continue;
+            }
+            let name = scored.summary.name();
+            let Summary::Estimated { mean, .. } = &scored.summary else {
+                writeln!(out, "  {name:<14}{:>8}", "n/a")?;
+                continue;
+            };
+            write!(out, "  {name:<14}{mean:>8.4}")?;
+            if let (Some(se), Some((low, high))) = (scored.stderr, scored.ci95) {
+                write!(out, " ± {se:.4}  95% CI [{low:.4}, {high:.4}]")?;
+            }
+            if let Some(subset) = &self.subset {
+                write!(out, "  over {} of {} problems", self.tally.problems(), subset.of)?;
+            }
+            writeln!(out)?;
+        }
+        for scored in &self.scores.scored {
+            if let (Some(split), Metric::PassAt) = (scored.variance, scored.summary.metric()) {
+                let noise = (split.within_share() * 100.0).round();
+                writeln!(
+                    out,
+                    "  {:<14}{}: {noise}% sampling noise within problems, {}% differences between them",
+                    "variance",
+                    scored.summary.name(),
+                    100.0 - noise
+                )?;
             }
         }
         for (name, value) in &self.footer {
@@ -202,18 +220,43 @@ impl Report<'_> {
                 entry
             })
             .collect();
-        for score in self.scores {
-            match score {
-                Summary::Estimated { k, mean, per_problem: values } => {
-                    summary.insert(format!("pass@{k}"), json!(mean));
+        let (mut stderr, mut ci95, mut bootstrap, mut variance) = (Map::new(), Map::new(), Map::new(), Map::new());
+        for scored in &self.scores.scored {
+            let name = scored.summary.name();
+            match &scored.summary {
+                Summary::Estimated { mean, per_problem: values, .. } => {
+                    summary.insert(name.clone(), json!(mean));
                     for (entry, value) in per_problem.iter_mut().zip(values) {
-                        entry.insert(format!("pass@{k}"), json!(value));
+                        entry.insert(name.clone(), json!(value));
                     }
                 }
-                Summary::LeftOut { k, short, problems } => {
-                    left_out.insert(format!("pass@{k}"), json!({ "short": short, "problems": problems }));
+                Summary::LeftOut { short, problems, .. } => {
+                    left_out.insert(name.clone(), json!({ "short": short, "problems": problems }));
                 }
             }
+            if let Some(se) = scored.stderr {
+                stderr.insert(name.clone(), json!(se));
+            }
+            if let Some((low, high)) = scored.ci95 {
+                ci95.insert(name.clone(), json!([low, high]));
+            }
+            if let Some((low, high)) = scored.bootstrap {
+                bootstrap.insert(name.clone(), json!([low, high]));
+            }
+            if let Some(split) = scored.variance {
+                let entry = json!({ "total": split.total, "within": split.within, "between": split.between,
+                                    "within_share": split.within_share() });
+                variance.insert(name, entry);
+            }
+        }
+        if !self.scores.scored.is_empty() {
+            summary.insert("stderr".into(), Value::Object(stderr));
+            summary.insert("ci95".into(), Value::Object(ci95));
+            if !bootstrap.is_empty() {
+                summary.insert("bootstrap_ci95".into(), Value::Object(bootstrap));
+            }
+            summary.insert("variance".into(), Value::Object(variance));
+            summary.insert("uncertainty".into(), Value::Object(self.scores.method.clone()));
         }
         summary.insert("complete".into(), json!(self.complete));
         summary.insert("left_out".into(), Value::Object(left_out));

@@ -4,12 +4,14 @@ use std::path::PathBuf;
 
 use crate::error::CommandError;
 use crate::report::{Report, Tally};
+use crate::scores::{self, Scores, UncertaintyOptions};
 
 #[derive(Debug)]
 pub struct ScoreOptions {
     pub results: PathBuf,
     pub ks: Vec<u64>,
     pub summary: Option<PathBuf>,
+    pub uncertainty: UncertaintyOptions,
 }
 
 pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
@@ -17,7 +19,11 @@ pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
     // Samples without a verdict leave pass@k unknown, not lower.
     let complete = tally.infrastructure_errors() == 0;
     let unjudgeable = tally.unjudgeable_problems();
-    let scores = if complete && unjudgeable.is_empty() { tally.score(&options.ks)? } else { Vec::new() };
+    let scores = if complete && unjudgeable.is_empty() {
+        scores::score(tally.counts(), &options.results, &options.ks, &options.uncertainty)?
+    } else {
+        Scores::default()
+    };
     let mut settings = serde_json::Map::new();
     settings.insert("passk_version".into(), env!("CARGO_PKG_VERSION").into());
     settings.insert("results".into(), options.results.display().to_string().into());

