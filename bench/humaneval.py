@@ -103,7 +103,7 @@ def scaling(args, samples, work):
     rows = []
     for jobs in range(1, (os.cpu_count() or 1) + 1):
         command = [args.passk, "evaluate", samples, "--problems", problems, "--jobs", str(jobs), "--no-dedup", "--k",
-                   "1", "--python", sys.executable, "--results", os.path.join(work, "scaling.jsonl")]
+                   "1", "--python", sys.executable, "--restart", "--results", os.path.join(work, "scaling.jsonl")]
         seconds = statistics.median(timed(command)[0] for _ in range(args.rounds))
         print(f"  scaling: passk at {jobs} jobs {seconds:.2f} s", file=sys.stderr)
         rows.append({"jobs": jobs, "seconds": round(seconds, 3), "samples_per_second": round(count / seconds, 1)})
