@@ -10,6 +10,7 @@ mod degraded;
 mod hostile;
 mod humaneval;
 mod judge;
+mod reports;
 mod scale;
 mod scoring;
 mod statistics;

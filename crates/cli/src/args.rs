@@ -44,6 +44,10 @@ pub struct EvaluateArgs {
     /// Also write the summary as JSON to this path.
     #[arg(long)]
     pub summary: Option<PathBuf>,
+    /// Also write a report: FILE.html (self-contained, with charts and a sortable table)
+    /// or FILE.md (the same without charts, for pull-request comments).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     /// Run every sample, even one identical to another (by default a program is run once
     /// and its verdict given to every identical sample).
     #[arg(long)]
@@ -271,6 +275,10 @@ pub struct ScoreArgs {
     /// Also write the summary as JSON to this path.
     #[arg(long)]
     pub summary: Option<PathBuf>,
+    /// Also write a report: FILE.html (self-contained, with charts and a sortable table)
+    /// or FILE.md (the same without charts, for pull-request comments).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     #[command(flatten)]
     pub uncertainty: UncertaintyArgs,
 }

@@ -65,6 +65,8 @@ pub enum CommandError {
     Calc { message: String },
     #[error("{message}")]
     CompareInput { message: String },
+    #[error("cannot make the report: {message}")]
+    Document { message: String },
     #[error("the product form and the exact closed form disagree, which is a bug in passk: {message}")]
     CalcMismatch { message: String },
     #[error("no command {name:?}; the commands are {known}")]

@@ -70,6 +70,8 @@ pub enum InputError {
     Grouping { path: String, line: usize, field: String, problem: String },
     #[error("{path}:{line}: {message}; each line is `n,c` or a JSON object with `n` and `c`")]
     Calc { path: String, line: usize, message: String },
+    #[error("--report {path}: the name must end in .html or .md, which says which report to write")]
+    ReportFormat { path: String },
     #[error("cannot write {option} {path}")]
     Unwritable {
         option: &'static str,

@@ -10,6 +10,7 @@ mod calc;
 mod canonical;
 mod compare;
 mod dedup;
+mod document;
 mod error;
 mod evaluate;
 mod extract;
@@ -97,7 +98,14 @@ fn run(command: Command) -> Result<(), CommandError> {
         Command::Help { command } => help(&command),
         Command::Score(args) => {
             let uncertainty = args.uncertainty.options();
-            score::score(score::ScoreOptions { results: args.results, ks: args.k, summary: args.summary, uncertainty })
+            let report = args.report.as_deref().map(document::ReportPath::new).transpose()?;
+            score::score(score::ScoreOptions {
+                results: args.results,
+                ks: args.k,
+                summary: args.summary,
+                report,
+                uncertainty,
+            })
         }
         Command::Compare(args) => compare::compare(&compare::CompareOptions {
             a: args.a,

@@ -64,6 +64,11 @@ impl Tally {
         self.unjudgeable.iter().cloned().collect()
     }
 
+    /// Samples per status.
+    pub fn statuses(&self) -> &BTreeMap<String, u64> {
+        &self.statuses
+    }
+
     /// Samples counted, those with an infrastructure error included.
     pub fn samples(&self) -> u64 {
         self.statuses.values().sum()

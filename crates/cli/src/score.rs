@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::document::{self, ReportPath};
 use crate::error::CommandError;
 use crate::report::{Report, Tally};
 use crate::scores::{self, Scores, UncertaintyOptions};
@@ -11,6 +12,7 @@ pub struct ScoreOptions {
     pub results: PathBuf,
     pub ks: Vec<u64>,
     pub summary: Option<PathBuf>,
+    pub report: Option<ReportPath>,
     pub uncertainty: UncertaintyOptions,
 }
 
@@ -38,6 +40,9 @@ pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
         subset: None,
     };
     report.publish(options.summary.as_deref())?;
+    if let Some(target) = &options.report {
+        document::write_if_complete(target, "passk score", &report, &options.results, &options.uncertainty)?;
+    }
     if !complete {
         Err(CommandError::IncompleteResults { errors: tally.infrastructure_errors() })
     } else if !unjudgeable.is_empty() {

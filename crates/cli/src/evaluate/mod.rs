@@ -28,6 +28,7 @@ use self::rerun::CompleteRun;
 use self::run::Ran;
 use crate::args::EvaluateArgs;
 use crate::canonical;
+use crate::document;
 use crate::error::CommandError;
 use crate::input::InputError;
 use crate::provenance;
@@ -58,6 +59,7 @@ pub struct EvaluateOptions {
     pub python: OsString,
     pub results: PathBuf,
     pub summary: Option<PathBuf>,
+    pub report: Option<PathBuf>,
     /// Start over, whatever an earlier run of the same command left.
     pub restart: bool,
     /// Run samples that timed out again at the end, alone.
@@ -87,6 +89,7 @@ impl EvaluateOptions {
             samples: args.samples,
             results,
             summary: args.summary,
+            report: args.report,
             restart: args.restart,
             retry_timeouts: args.retry_timeouts,
             partial: args.partial,
@@ -114,7 +117,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
     } else if resume::interrupted_settings(&options.results)?.is_none() {
         if let Some(earlier) = CompleteRun::find(&options.results, &prepared.settings) {
-            return earlier.report(&options);
+            return earlier.report(&options, prepared.report.as_ref());
         }
     }
     if let Some(hint) = prepared.chat_hint() {
@@ -347,6 +350,9 @@ impl Concluded {
         });
         let report = Report { subset, tally: &tally, scores: &scores, complete, settings, run, footer };
         report.publish(options.summary.as_deref())?;
+        if let Some(target) = &prepared.report {
+            document::write_if_complete(target, "passk evaluate", &report, &options.results, &options.uncertainty)?;
+        }
         if let Some(hint) = prepared.chat_hint() {
             eprintln!("warning: {hint}");
         }

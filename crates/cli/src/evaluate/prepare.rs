@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 
 use super::samples::{self, SamplesFile};
 use super::EvaluateOptions;
+use crate::document::ReportPath;
 use crate::error::CommandError;
 use crate::input::{InputError, ProblemSet};
 use crate::lock::ResultsLock;
@@ -28,6 +29,8 @@ pub struct Prepared {
     /// Samples that look like raw chat output, run without `--extract`.
     pub chat_like: usize,
     pub interpreter: Interpreter,
+    /// The report asked for, its name and path checked.
+    pub report: Option<ReportPath>,
     /// The settings that decide the verdicts, but for the sandbox level, which is known
     /// once the workers are up.
     pub settings: Map<String, Value>,
@@ -48,6 +51,7 @@ impl Prepared {
                 source,
             })?;
         }
+        let report = options.report.as_deref().map(ReportPath::new).transpose()?;
         // Meanwhile the interpreter is found; a bad input is still reported first.
         let checking = {
             let (problems, given, partial, extract) =
@@ -78,6 +82,7 @@ impl Prepared {
             total: checked.total,
             covered: checked.covered,
             chat_like: checked.chat_like,
+            report,
             interpreter,
             settings,
         })

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use crate::document::ReportPath;
 use crate::error::CommandError;
 use crate::output::write_atomically;
 use crate::report::{Report, Subset, Tally};
@@ -69,7 +70,7 @@ impl CompleteRun {
     }
 
     /// Reports the run again, for the `ks` asked now, executing nothing.
-    pub fn report(mut self, options: &EvaluateOptions) -> Result<(), CommandError> {
+    pub fn report(mut self, options: &EvaluateOptions, document: Option<&ReportPath>) -> Result<(), CommandError> {
         let (results, ks) = (options.results.as_path(), &options.ks[..]);
         let finished = self.run.get("finished_at").and_then(Value::as_str).unwrap_or("earlier").to_owned();
         eprintln!(
@@ -96,6 +97,9 @@ impl CompleteRun {
             footer: self.footer,
         };
         report.publish(options.summary.as_deref())?;
+        if let Some(target) = document {
+            crate::document::write_if_complete(target, "passk evaluate", &report, results, &options.uncertainty)?;
+        }
         if unjudgeable.is_empty() {
             Ok(())
         } else {

@@ -1,0 +1,187 @@
+//! `--report FILE.html` or `FILE.md`: a run's numbers as a document a person reads.
+//!
+//! The HTML report is one self-contained file that reaches no network at all: the
+//! charts are inline SVG drawn by plotters, the styles and the few lines of script that
+//! sort the table are inline, and nothing is loaded from elsewhere. The Markdown report
+//! says the same without charts or sorting, for pull-request comments. Both come from
+//! templates in this directory, filled by minijinja.
+
+mod chart;
+mod problems;
+
+use std::path::{Path, PathBuf};
+
+use minijinja::Environment;
+use serde::Serialize;
+
+use crate::error::CommandError;
+use crate::input::InputError;
+use crate::report::Report;
+use crate::scores::{self, UncertaintyOptions};
+
+pub use self::problems::ProblemRow;
+
+/// The kinds of report, by the file's extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Html,
+    Markdown,
+}
+
+/// A report asked for, checked before anything runs.
+#[derive(Debug, Clone)]
+pub struct ReportPath {
+    pub path: PathBuf,
+    pub format: Format,
+}
+
+impl ReportPath {
+    /// Checks the name and that the file can be written.
+    pub fn new(path: &Path) -> Result<ReportPath, InputError> {
+        let format = match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+            Some("html" | "htm") => Format::Html,
+            Some("md" | "markdown") => Format::Markdown,
+            _ => return Err(InputError::ReportFormat { path: path.display().to_string() }),
+        };
+        crate::output::check_writable(path).map_err(|source| InputError::Unwritable {
+            option: "--report",
+            path: path.display().to_string(),
+            source,
+        })?;
+        Ok(ReportPath { path: path.to_owned(), format })
+    }
+}
+
+/// A score as the templates show it.
+#[derive(Debug, Serialize)]
+struct ScoreRow {
+    name: String,
+    value: Option<String>,
+    stderr: Option<String>,
+    ci95: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct StatusRow {
+    status: String,
+    count: u64,
+    share: String,
+}
+
+#[derive(Debug, Serialize)]
+struct CurveRow {
+    k: u64,
+    pass_at: String,
+    pass_hat: String,
+}
+
+#[derive(Debug, Serialize)]
+struct Context {
+    title: String,
+    source: String,
+    samples: u64,
+    problems: usize,
+    scores: Vec<ScoreRow>,
+    statuses: Vec<StatusRow>,
+    chart: String,
+    curve: Vec<CurveRow>,
+    rows: Vec<ProblemRow>,
+    footer: Vec<(String, String)>,
+}
+
+/// Writes the report of a complete run, or says why there is none.
+pub fn write_if_complete(
+    target: &ReportPath,
+    title: &str,
+    report: &Report<'_>,
+    results: &Path,
+    uncertainty: &UncertaintyOptions,
+) -> Result<(), CommandError> {
+    if report.scores.scored.is_empty() {
+        eprintln!("warning: no report written to {}: there is no pass@k to report", target.path.display());
+        return Ok(());
+    }
+    write(target, title, report, results, uncertainty)
+}
+
+/// Writes the report of `report`, whose results are at `results`.
+fn write(
+    target: &ReportPath,
+    title: &str,
+    report: &Report<'_>,
+    results: &Path,
+    uncertainty: &UncertaintyOptions,
+) -> Result<(), CommandError> {
+    let rows = problems::read(results)?;
+    let counts = report.tally.counts();
+    let max_k = counts.iter().map(|(_, c)| c.n).min().unwrap_or(1);
+    let ks = chart::ks_to_draw(max_k);
+    let curve = scores::score(counts, results, &ks, uncertainty)?;
+    let points = chart::points(&curve);
+    let samples = report.tally.samples();
+    let scores = report
+        .scores
+        .scored
+        .iter()
+        .filter(|s| !(s.summary.metric() == passk_scorer::Metric::PassHat && s.summary.k() == 1))
+        .map(|s| ScoreRow {
+            name: s.summary.name(),
+            value: match &s.summary {
+                passk_scorer::Summary::Estimated { mean, .. } => Some(format!("{mean:.4}")),
+                passk_scorer::Summary::LeftOut { .. } => None,
+            },
+            stderr: s.stderr.map(|se| format!("{se:.4}")),
+            ci95: s.ci95.map(|(lo, hi)| format!("[{lo:.4}, {hi:.4}]")),
+        })
+        .collect();
+    let context = Context {
+        title: title.to_owned(),
+        source: results.display().to_string(),
+        samples,
+        problems: report.tally.problems(),
+        scores,
+        statuses: report
+            .tally
+            .statuses()
+            .iter()
+            .map(|(status, count)| StatusRow {
+                status: status.clone(),
+                count: *count,
+                share: format!("{:.1}%", *count as f64 * 100.0 / samples.max(1) as f64),
+            })
+            .collect(),
+        chart: match target.format {
+            Format::Html => chart::svg(&points).map_err(|message| CommandError::Document { message })?,
+            Format::Markdown => String::new(),
+        },
+        curve: points
+            .iter()
+            .map(|p| CurveRow {
+                k: p.k,
+                pass_at: format!("{:.4}", p.pass_at.0),
+                pass_hat: format!("{:.4}", p.pass_hat.0),
+            })
+            .collect(),
+        rows,
+        footer: report.footer.clone(),
+    };
+    let mut environment = Environment::new();
+    environment.set_auto_escape_callback(|name| {
+        if name.ends_with(".html") {
+            minijinja::AutoEscape::Html
+        } else {
+            minijinja::AutoEscape::None
+        }
+    });
+    let (name, template) = match target.format {
+        Format::Html => ("report.html", include_str!("report.html")),
+        Format::Markdown => ("report.md", include_str!("report.md")),
+    };
+    environment.add_template(name, template).map_err(|e| CommandError::Document { message: e.to_string() })?;
+    let text = environment
+        .get_template(name)
+        .and_then(|t| t.render(&context))
+        .map_err(|e| CommandError::Document { message: e.to_string() })?;
+    crate::output::write_atomically(&target.path, text.as_bytes())
+        .map_err(|source| CommandError::Write { path: target.path.display().to_string(), source })
+}

@@ -1,0 +1,152 @@
+//! `--report`: the HTML report opened in a real browser (Debian's headless Chromium),
+//! and the Markdown report read as text.
+
+use std::io::Read;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+
+use passk_tests::{finish, passk, repo_root};
+use serde_json::Value;
+
+/// Hosts Chromium itself calls (updates, accounts, time) whatever page it shows.
+const CHROMIUM_OWN_HOSTS: [&str; 6] = [
+    "update.googleapis.com",
+    "accounts.google.com",
+    "clients2.google.com",
+    "clients1.google.com",
+    "optimizationguide-pa.googleapis.com",
+    "safebrowsing.googleapis.com",
+];
+
+fn chromium_binary() -> &'static str {
+    ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|name| Command::new(name).arg("--version").output().is_ok_and(|o| o.status.success()))
+        .expect("Chromium is installed (Debian's `chromium` package; .ci/run installs it)")
+}
+
+/// Headless Chromium on `page`, every request sent through the proxy at `proxy`.
+fn chromium(page: &Path, proxy: u16, extra: &[&str]) -> Output {
+    let profile = tempfile::tempdir().unwrap();
+    Command::new(chromium_binary())
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions"])
+        .args(["--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--proxy-server=http://127.0.0.1:{proxy}"))
+        .arg("--proxy-bypass-list=<-loopback>")
+        .args(extra)
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap()
+}
+
+/// A proxy that takes every connection and keeps its first line: what a page asked for.
+struct Proxy {
+    port: u16,
+    requests: Arc<Mutex<Vec<String>>>,
+}
+
+impl Proxy {
+    fn start() -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let seen = requests.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let mut stream = stream;
+                let mut first = [0; 512];
+                let read = stream.read(&mut first).unwrap_or(0);
+                let text = String::from_utf8_lossy(&first[..read]).lines().next().unwrap_or_default().to_owned();
+                seen.lock().unwrap().push(text);
+            }
+        });
+        Proxy { port, requests }
+    }
+
+    /// The requests since the last call that Chromium did not make for itself.
+    fn page_requests(&self) -> Vec<String> {
+        let mut requests = self.requests.lock().unwrap();
+        let pages = requests.iter().filter(|line| !CHROMIUM_OWN_HOSTS.iter().any(|host| line.contains(host))).cloned();
+        let pages = pages.collect();
+        requests.clear();
+        pages
+    }
+}
+
+fn evaluate_with_report(dir: &Path, report: &str) -> (PathBuf, Value) {
+    let summary = dir.join("summary.json");
+    let finished = finish(
+        passk(["evaluate"])
+            .arg(repo_root().join("problems/basic-samples.jsonl"))
+            .args(["--problems", "basic", "--k", "1,2", "--results"])
+            .arg(dir.join("results.jsonl"))
+            .arg("--summary")
+            .arg(&summary)
+            .arg("--report")
+            .arg(dir.join(report)),
+    );
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    (dir.join(report), serde_json::from_slice(&std::fs::read(summary).unwrap()).unwrap())
+}
+
+#[test]
+fn the_html_report_renders_in_a_browser_with_its_numbers_and_no_network() {
+    let dir = tempfile::tempdir().unwrap();
+    let (report, summary) = evaluate_with_report(dir.path(), "report.html");
+    let proxy = Proxy::start();
+
+    // The proxy sees what a page fetches: a page with one remote image is caught.
+    let control = dir.path().join("control.html");
+    std::fs::write(&control, "<html><body><img src=\"http://example.com/tracker.png\"></body></html>").unwrap();
+    chromium(&control, proxy.port, &["--dump-dom"]);
+    assert!(proxy.page_requests().iter().any(|r| r.contains("example.com")), "the proxy catches a page's requests");
+
+    let dom = chromium(&report, proxy.port, &["--dump-dom"]);
+    assert!(dom.status.success(), "{}", String::from_utf8_lossy(&dom.stderr));
+    assert_eq!(proxy.page_requests(), Vec::<String>::new(), "the report fetches nothing");
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    let pass_at_1 = format!("{:.4}", summary["pass@1"].as_f64().unwrap());
+    let stderr = format!("{:.4}", summary["stderr"]["pass@1"].as_f64().unwrap());
+    let scores = dom.split("id=\"scores\"").nth(1).unwrap().split("</table>").next().unwrap();
+    assert!(scores.contains(&pass_at_1) && scores.contains(&stderr), "{scores}");
+    let problems = dom.split("id=\"problems\"").nth(1).unwrap().split("</table>").next().unwrap();
+    assert_eq!(problems.matches("<td>basic/").count(), 24, "a row per problem");
+    assert!(problems.contains("<td>basic/0</td>"), "{problems}");
+    for (status, count) in summary["counts"].as_object().unwrap() {
+        assert!(dom.contains(&format!("<td>{status}</td><td class=\"number\">{count}</td>")), "{status}: {count}");
+    }
+    assert!(dom.contains("<svg") && dom.contains("pass^k"), "the chart is inline");
+
+    let screenshot = dir.path().join("report.png");
+    let shot =
+        chromium(&report, proxy.port, &["--window-size=1200,1600", &format!("--screenshot={}", screenshot.display())]);
+    assert!(shot.status.success(), "{}", String::from_utf8_lossy(&shot.stderr));
+    let png = std::fs::read(&screenshot).unwrap();
+    assert!(png.starts_with(b"\x89PNG"), "a PNG");
+    // A blank page of this size compresses to a few kilobytes; text, tables and a chart do not.
+    assert!(png.len() > 40_000, "the screenshot is not blank: {} bytes", png.len());
+    assert_eq!(proxy.page_requests(), Vec::<String>::new(), "the report fetches nothing");
+}
+
+#[test]
+fn the_markdown_report_says_the_same_in_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let (report, summary) = evaluate_with_report(dir.path(), "report.md");
+    let text = std::fs::read_to_string(report).unwrap();
+    let pass_at_1 = format!(
+        "| pass@1 | {:.4} | {:.4} |",
+        summary["pass@1"].as_f64().unwrap(),
+        summary["stderr"]["pass@1"].as_f64().unwrap()
+    );
+    assert!(text.contains(&pass_at_1), "{pass_at_1}: {text}");
+    assert_eq!(text.lines().filter(|line| line.starts_with("| basic/")).count(), 24);
+    assert!(text.contains("| 2 | "), "the curve over k as a table: {text}");
+    assert!(!text.contains("<svg"));
+
+    let refused = finish(passk(["score"]).arg(dir.path().join("results.jsonl")).args(["--report", "report.txt"]));
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(refused.stderr.contains("must end in .html or .md"), "{}", refused.stderr);
+}
