@@ -150,3 +150,47 @@ fn the_markdown_report_says_the_same_in_tables() {
     assert_eq!(refused.code, Some(2), "{}", refused.stderr);
     assert!(refused.stderr.contains("must end in .html or .md"), "{}", refused.stderr);
 }
+
+/// A results file whose problem `i` has 10 samples of which `passes[i]` pass.
+fn results_file(path: &Path, passes: &[u64]) {
+    let lines: Vec<Value> = passes
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &c)| (0..10).map(move |j| serde_json::json!({"task_id": format!("t/{i}"), "passed": j < c})))
+        .collect();
+    passk_tests::write_jsonl(path, &lines);
+}
+
+#[test]
+fn the_comparison_report_shows_both_runs_and_every_problems_difference() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    results_file(&a, &[10, 8, 9, 2, 7]);
+    results_file(&b, &[9, 8, 6, 1, 7]);
+    let summary = dir.path().join("compare.json");
+    let html = dir.path().join("compare.html");
+    let compared = finish(passk(["compare"]).arg(&a).arg(&b).arg("--summary").arg(&summary).arg("--report").arg(&html));
+    assert_eq!(compared.code, Some(0), "{}", compared.stderr);
+    let summary: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    let difference = format!("{:+.4}", summary["difference"]["pass@1"]["mean"].as_f64().unwrap());
+
+    let proxy = Proxy::start();
+    let dom = chromium(&html, proxy.port, &["--dump-dom"]);
+    assert!(dom.status.success(), "{}", String::from_utf8_lossy(&dom.stderr));
+    assert_eq!(proxy.page_requests(), Vec::<String>::new(), "the report fetches nothing");
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(dom.contains(&difference), "{difference}: {dom}");
+    assert!(dom.contains("A: pass@k") && dom.contains("B: pass@k"), "both runs on one chart");
+    let rows = dom.split("id=\"differences\"").nth(1).unwrap();
+    assert_eq!(rows.matches("<td>t/").count(), 5, "every problem's difference");
+    assert!(rows.contains(
+        "<td>t/2</td><td class=\"number\">0.9000</td><td class=\"number\">0.6000</td><td class=\"number\">+0.3000</td>"
+    ));
+
+    let markdown = dir.path().join("compare.md");
+    let compared = finish(passk(["compare"]).arg(&a).arg(&b).arg("--report").arg(&markdown));
+    assert_eq!(compared.code, Some(0), "{}", compared.stderr);
+    let text = std::fs::read_to_string(&markdown).unwrap();
+    assert!(text.contains("| t/2 | 0.9000 | 0.6000 | +0.3000 |"), "{text}");
+    assert!(text.contains(&format!("| pass@1 | 0.7200 | 0.6200 | {difference} |")), "{text}");
+}

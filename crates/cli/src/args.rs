@@ -253,6 +253,10 @@ pub struct CompareArgs {
     /// Also write the comparison as JSON to this path.
     #[arg(long)]
     pub summary: Option<PathBuf>,
+    /// Also write a report: FILE.html (both runs on one chart, and a sortable table of
+    /// the per-problem differences) or FILE.md (the same as tables).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]

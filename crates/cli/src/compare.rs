@@ -10,6 +10,7 @@ use passk_scorer::paired::{self, Difference};
 use passk_scorer::{Counts, Metric};
 use serde_json::{json, Map, Value};
 
+use crate::document::{self, Comparison, ReportPath};
 use crate::error::CommandError;
 use crate::report::Tally;
 
@@ -24,6 +25,7 @@ pub struct CompareOptions {
     /// Compare on the problems both files have, rather than refuse different sets.
     pub intersect: bool,
     pub summary: Option<PathBuf>,
+    pub report: Option<ReportPath>,
 }
 
 /// One metric at one k, compared.
@@ -140,6 +142,44 @@ pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
         .write_all(out.as_bytes())
         .map_err(|source| CommandError::Write { path: "standard output".into(), source })?;
 
+    if let Some(target) = &options.report {
+        let max_k = |tally: &Tally| tally.counts().iter().map(|(_, c)| c.n).min().unwrap_or(1);
+        let comparison = Comparison {
+            a: path(&options.a),
+            b: path(&options.b),
+            problems: common.len(),
+            rows: compared
+                .iter()
+                .filter(|row| row.name != "pass^1")
+                .filter_map(|row| {
+                    let (a_mean, b_mean, d) = row.values.as_ref()?;
+                    Some([
+                        row.name.clone(),
+                        format!("{a_mean:.4}"),
+                        format!("{b_mean:.4}"),
+                        format!("{:+.4}", d.mean),
+                        d.stderr.map_or_else(String::new, |se| format!("{se:.4}")),
+                        d.ci95.map_or_else(String::new, |(lo, hi)| format!("[{lo:+.4}, {hi:+.4}]")),
+                        d.p.map_or_else(String::new, format_p),
+                    ])
+                })
+                .collect(),
+            wins,
+            losses,
+            ties,
+            by: by.clone(),
+            differences: per_problem
+                .iter()
+                .map(|(id, a, b)| [id.clone(), format!("{a:.4}"), format!("{b:.4}"), format!("{:+.4}", a - b)])
+                .collect(),
+            curves: [
+                document::pass_at_curve(a.counts(), &options.a, max_k(&a))?,
+                document::pass_at_curve(b.counts(), &options.b, max_k(&b))?,
+            ],
+            chart: String::new(),
+        };
+        document::write_comparison(target, comparison)?;
+    }
     if let Some(path) = &options.summary {
         let summary = summary_json(options, &compared, (wins, losses, ties), &by, &largest, common.len(), mismatch);
         let mut text = serde_json::to_vec_pretty(&summary).expect("serializes");

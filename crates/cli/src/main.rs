@@ -108,6 +108,7 @@ fn run(command: Command) -> Result<(), CommandError> {
             })
         }
         Command::Compare(args) => compare::compare(&compare::CompareOptions {
+            report: args.report.as_deref().map(document::ReportPath::new).transpose()?,
             a: args.a,
             b: args.b,
             ks: args.k,

@@ -55,26 +55,38 @@ pub fn points(scores: &Scores) -> Vec<Point> {
         .collect()
 }
 
-/// The chart, as an `<svg>` element.
-pub fn svg(points: &[Point]) -> Result<String, String> {
+/// A line to draw: its name, colour and `(k, (mean, low, high))` values.
+pub type Series = (String, RGBColor, Vec<(u64, (f64, f64, f64))>);
+
+/// The pass@k and pass^k series of `points`.
+pub fn pass_series(points: &[Point]) -> Vec<Series> {
+    vec![
+        ("pass@k".into(), BLUE_LINE, points.iter().map(|p| (p.k, p.pass_at)).collect()),
+        ("pass^k".into(), RED_LINE, points.iter().map(|p| (p.k, p.pass_hat)).collect()),
+    ]
+}
+
+pub const BLUE_LINE: RGBColor = RGBColor(31, 119, 180);
+pub const RED_LINE: RGBColor = RGBColor(214, 39, 40);
+
+/// The chart of `series` over k, each line with its 95% band, as an `<svg>` element.
+pub fn svg(caption: &str, series: &[Series]) -> Result<String, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (720, 400)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let max_k = points.last().map_or(1, |p| p.k).max(2) as f64;
+        let max_k =
+            series.iter().flat_map(|(_, _, values)| values.last()).map(|(k, _)| *k).max().unwrap_or(1).max(2) as f64;
         let mut chart = ChartBuilder::on(&root)
-            .caption("pass@k and pass^k over k, with 95% intervals", ("sans-serif", 18))
+            .caption(caption, ("sans-serif", 18))
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(48)
             .build_cartesian_2d((1f64..max_k).log_scale(), 0f64..1f64)
             .map_err(|e| e.to_string())?;
         chart.configure_mesh().x_desc("k").y_desc("estimate").draw().map_err(|e| e.to_string())?;
-        let series = [
-            ("pass@k", RGBColor(31, 119, 180), points.iter().map(|p| (p.k, p.pass_at)).collect::<Vec<_>>()),
-            ("pass^k", RGBColor(214, 39, 40), points.iter().map(|p| (p.k, p.pass_hat)).collect::<Vec<_>>()),
-        ];
         for (name, color, values) in series {
+            let color = *color;
             let band: Vec<(f64, f64)> = values
                 .iter()
                 .map(|(k, (_, low, _))| (*k as f64, *low))
@@ -87,7 +99,7 @@ pub fn svg(points: &[Point]) -> Result<String, String> {
                     color.stroke_width(2),
                 ))
                 .map_err(|e| e.to_string())?
-                .label(name)
+                .label(name.as_str())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
         }
         chart

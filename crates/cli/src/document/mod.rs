@@ -151,7 +151,8 @@ fn write(
             })
             .collect(),
         chart: match target.format {
-            Format::Html => chart::svg(&points).map_err(|message| CommandError::Document { message })?,
+            Format::Html => chart::svg("pass@k and pass^k over k, with 95% intervals", &chart::pass_series(&points))
+                .map_err(|message| CommandError::Document { message })?,
             Format::Markdown => String::new(),
         },
         curve: points
@@ -165,6 +166,15 @@ fn write(
         rows,
         footer: report.footer.clone(),
     };
+    let templates = match target.format {
+        Format::Html => ("report.html", include_str!("report.html")),
+        Format::Markdown => ("report.md", include_str!("report.md")),
+    };
+    render(target, templates, &context)
+}
+
+/// Fills the template `(name, text)` with `context` and writes it to `target`.
+fn render(target: &ReportPath, (name, template): (&str, &str), context: &impl Serialize) -> Result<(), CommandError> {
     let mut environment = Environment::new();
     environment.set_auto_escape_callback(|name| {
         if name.ends_with(".html") {
@@ -173,15 +183,55 @@ fn write(
             minijinja::AutoEscape::None
         }
     });
-    let (name, template) = match target.format {
-        Format::Html => ("report.html", include_str!("report.html")),
-        Format::Markdown => ("report.md", include_str!("report.md")),
-    };
     environment.add_template(name, template).map_err(|e| CommandError::Document { message: e.to_string() })?;
     let text = environment
         .get_template(name)
-        .and_then(|t| t.render(&context))
+        .and_then(|t| t.render(context))
         .map_err(|e| CommandError::Document { message: e.to_string() })?;
     crate::output::write_atomically(&target.path, text.as_bytes())
         .map_err(|source| CommandError::Write { path: target.path.display().to_string(), source })
+}
+
+/// Everything a comparison's report shows.
+#[derive(Debug, Serialize)]
+pub struct Comparison {
+    pub a: String,
+    pub b: String,
+    pub problems: usize,
+    /// One row per metric and k: name, A, B, A - B, SE, 95% CI, p.
+    pub rows: Vec<[String; 7]>,
+    pub wins: usize,
+    pub losses: usize,
+    pub ties: usize,
+    pub by: String,
+    /// Every common problem's `(task_id, A, B, A - B)`, the largest differences first.
+    pub differences: Vec<[String; 4]>,
+    #[serde(skip)]
+    pub curves: [Vec<(u64, (f64, f64, f64))>; 2],
+    pub chart: String,
+}
+
+/// Writes the report of a comparison.
+pub fn write_comparison(target: &ReportPath, mut comparison: Comparison) -> Result<(), CommandError> {
+    if target.format == Format::Html {
+        let [a, b] = std::mem::take(&mut comparison.curves);
+        let series = vec![("A: pass@k".to_owned(), chart::BLUE_LINE, a), ("B: pass@k".to_owned(), chart::RED_LINE, b)];
+        comparison.chart = chart::svg("pass@k of A and B over k, with 95% intervals", &series)
+            .map_err(|message| CommandError::Document { message })?;
+    }
+    let templates = match target.format {
+        Format::Html => ("compare.html", include_str!("compare.html")),
+        Format::Markdown => ("compare.md", include_str!("compare.md")),
+    };
+    render(target, templates, &comparison)
+}
+
+/// pass@k of one side at the k worth drawing, with 95% intervals.
+pub fn pass_at_curve(
+    counts: &[(String, passk_scorer::Counts)],
+    results: &Path,
+    max_k: u64,
+) -> Result<Vec<(u64, (f64, f64, f64))>, CommandError> {
+    let scores = scores::score(counts, results, &chart::ks_to_draw(max_k), &UncertaintyOptions::default())?;
+    Ok(chart::points(&scores).iter().map(|p| (p.k, p.pass_at)).collect())
 }
