@@ -55,8 +55,11 @@ pub fn points(scores: &Scores) -> Vec<Point> {
         .collect()
 }
 
-/// A line to draw: its name, colour and `(k, (mean, low, high))` values.
-pub type Series = (String, RGBColor, Vec<(u64, (f64, f64, f64))>);
+/// A curve over k: `(k, (mean, low, high))` at each k drawn.
+pub type Curve = Vec<(u64, (f64, f64, f64))>;
+
+/// A line to draw: its name, colour and curve.
+pub type Series = (String, RGBColor, Curve);
 
 /// The pass@k and pass^k series of `points`.
 pub fn pass_series(points: &[Point]) -> Vec<Series> {

@@ -207,7 +207,7 @@ pub struct Comparison {
     /// Every common problem's `(task_id, A, B, A - B)`, the largest differences first.
     pub differences: Vec<[String; 4]>,
     #[serde(skip)]
-    pub curves: [Vec<(u64, (f64, f64, f64))>; 2],
+    pub curves: [chart::Curve; 2],
     pub chart: String,
 }
 
@@ -231,7 +231,7 @@ pub fn pass_at_curve(
     counts: &[(String, passk_scorer::Counts)],
     results: &Path,
     max_k: u64,
-) -> Result<Vec<(u64, (f64, f64, f64))>, CommandError> {
+) -> Result<chart::Curve, CommandError> {
     let scores = scores::score(counts, results, &chart::ks_to_draw(max_k), &UncertaintyOptions::default())?;
     Ok(chart::points(&scores).iter().map(|p| (p.k, p.pass_at)).collect())
 }
