@@ -120,6 +120,25 @@ fn the_html_report_renders_in_a_browser_with_its_numbers_and_no_network() {
     }
     assert!(dom.contains("<svg") && dom.contains("pass^k"), "the chart is inline");
 
+    // Clicking a heading sorts by that column, numbers as numbers; again, the other way.
+    let sorter = dir.path().join("sorter.html");
+    std::fs::write(&sorter, SORTER).unwrap();
+    let sorted =
+        chromium(&sorter, proxy.port, &["--allow-file-access-from-files", "--virtual-time-budget=5000", "--dump-dom"]);
+    let sorted = String::from_utf8_lossy(&sorted.stdout);
+    let out = sorted.split("<pre id=\"out\">").nth(1).and_then(|rest| rest.split("</pre>").next()).unwrap();
+    let out: Value = serde_json::from_str(&out.replace("&quot;", "\"")).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let column = |name: &str| -> Vec<String> {
+        out[name].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect()
+    };
+    let numbers = |values: Vec<String>| -> Vec<f64> { values.iter().map(|v| v.parse().unwrap()).collect() };
+    let ascending = numbers(column("pass_ascending"));
+    assert!(ascending.windows(2).all(|w| w[0] <= w[1]), "{ascending:?}");
+    let descending = numbers(column("pass_descending"));
+    assert!(descending.windows(2).all(|w| w[0] >= w[1]), "{descending:?}");
+    let expected: Vec<String> = (0..24).map(|i| format!("basic/{i}")).collect();
+    assert_eq!(column("task_ids"), expected, "task ids sorted as people read them");
+
     let screenshot = dir.path().join("report.png");
     let shot =
         chromium(&report, proxy.port, &["--window-size=1200,1600", &format!("--screenshot={}", screenshot.display())]);
@@ -150,6 +169,27 @@ fn the_markdown_report_says_the_same_in_tables() {
     assert_eq!(refused.code, Some(2), "{}", refused.stderr);
     assert!(refused.stderr.contains("must end in .html or .md"), "{}", refused.stderr);
 }
+
+/// A page that opens the report in a frame, clicks its headings, and writes down the
+/// order of the rows after each click.
+const SORTER: &str = r##"<html><body><pre id="out">waiting</pre>
+<iframe id="report" src="report.html"></iframe>
+<script>
+document.getElementById("report").addEventListener("load", function () {
+  var doc = this.contentDocument;
+  var column = function (index) {
+    return Array.prototype.map.call(doc.querySelectorAll("#problems tbody tr"), function (r) { return r.cells[index].textContent; });
+  };
+  var headings = doc.querySelectorAll("#problems th");
+  headings[3].click();
+  var ascending = column(3);
+  headings[3].click();
+  var descending = column(3);
+  headings[0].click();
+  document.getElementById("out").textContent =
+    JSON.stringify({pass_ascending: ascending, pass_descending: descending, task_ids: column(0)});
+});
+</script></body></html>"##;
 
 /// A results file whose problem `i` has 10 samples of which `passes[i]` pass.
 fn results_file(path: &Path, passes: &[u64]) {
