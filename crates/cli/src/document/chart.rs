@@ -104,6 +104,10 @@ pub fn svg(caption: &str, series: &[Series]) -> Result<String, String> {
                 .map_err(|e| e.to_string())?
                 .label(name.as_str())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
+            // A mark at each k drawn, so that a curve of one point shows too.
+            chart
+                .draw_series(values.iter().map(|(k, (mean, _, _))| Circle::new((*k as f64, *mean), 3, color.filled())))
+                .map_err(|e| e.to_string())?;
         }
         chart
             .configure_series_labels()
