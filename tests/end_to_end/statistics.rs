@@ -188,6 +188,31 @@ fn compare_pairs_two_runs_problem_by_problem() {
     assert!(s["difference"]["pass^5"]["mean"].is_number());
     assert!(compared.stdout.contains("A wins 6, loses 0, ties 4 of 10 problems (pass@1)"), "{}", compared.stdout);
 
+    // Clustered by A's `group` field (every line of the file is group "x" but problem
+    // t/0's and t/1's, "y"): the groups are the units.
+    let mut lines = read_jsonl(&a);
+    for line in &mut lines {
+        if line["task_id"] == "t/0" || line["task_id"] == "t/1" {
+            line["group"] = json!("y");
+        }
+    }
+    write_jsonl(&a, &lines);
+    let clustered_path = dir.path().join("clustered.json");
+    let clustered =
+        finish(passk(["compare", "--cluster-by", "group"]).arg(&a).arg(&b).arg("--summary").arg(&clustered_path));
+    assert_eq!(clustered.code, Some(0), "{}", clustered.stderr);
+    let (mut x, mut y) = (0.0, 0.0);
+    for (i, d) in differences.iter().enumerate() {
+        if i < 2 {
+            y += d - mean
+        } else {
+            x += d - mean
+        }
+    }
+    let reference = (2.0 * (x * x + y * y)).sqrt() / 10.0;
+    let c = summary(&clustered_path);
+    close(c["difference"]["pass@1"]["stderr"].as_f64().unwrap(), reference, "clustered paired stderr");
+
     // Different problem sets are refused, naming the difference, unless --intersect.
     results_file(&b, 10, &b_passes[..7], &["x"]);
     let refused = finish(passk(["compare"]).arg(&a).arg(&b));

@@ -257,6 +257,10 @@ pub struct CompareArgs {
     /// the per-problem differences) or FILE.md (the same as tables).
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// A field of A's results lines whose value groups problems that are not
+    /// independent: the paired standard error is clustered by group.
+    #[arg(long, value_name = "FIELD")]
+    pub cluster_by: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]

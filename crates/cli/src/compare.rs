@@ -26,6 +26,9 @@ pub struct CompareOptions {
     pub intersect: bool,
     pub summary: Option<PathBuf>,
     pub report: Option<ReportPath>,
+    /// A field of A's results lines that groups problems: the paired standard error is
+    /// clustered by it.
+    pub cluster_by: Option<String>,
 }
 
 /// One metric at one k, compared.
@@ -66,6 +69,10 @@ pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
         return Err(CommandError::CompareInput { message: "the two files have no problem in common".into() });
     }
 
+    let groups = match &options.cluster_by {
+        Some(field) => Some(crate::scores::groups_of(&options.a, field, &common)?),
+        None => None,
+    };
     let mut compared = Vec::new();
     for metric in [Metric::PassAt, Metric::PassHat] {
         for &k in &options.ks {
@@ -74,7 +81,7 @@ pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
                     let a_list: Vec<f64> = common.iter().map(|id| a_values[id.as_str()]).collect();
                     let b_list: Vec<f64> = common.iter().map(|id| b_values[id.as_str()]).collect();
                     let mean = |list: &[f64]| list.iter().sum::<f64>() / list.len() as f64;
-                    Some((mean(&a_list), mean(&b_list), paired::difference(&a_list, &b_list)))
+                    Some((mean(&a_list), mean(&b_list), paired::difference(&a_list, &b_list, groups.as_deref())))
                 }
                 _ => None,
             };
@@ -261,7 +268,10 @@ fn summary_json(
         "ties": ties,
         "by": by,
         "largest": largest.iter().map(|(id, a, b)| json!({ "task_id": id, "a": a, "b": b, "difference": a - b })).collect::<Vec<_>>(),
-        "method": "paired over problems: mean of per-problem differences, its standard error sd/sqrt(P), mean ± 1.96 SE, and the two-sided p-value of the normal approximation",
+        "method": match &options.cluster_by {
+            None => "paired over problems: mean of per-problem differences, its standard error sd/sqrt(P), mean ± 1.96 SE, and the two-sided p-value of the normal approximation".to_owned(),
+            Some(field) => format!("paired over problems, the standard error clustered by the groups of `{field}`: mean of per-problem differences, mean ± 1.96 SE, and the two-sided p-value of the normal approximation"),
+        },
     })
 }
 

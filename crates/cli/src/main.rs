@@ -114,6 +114,7 @@ fn run(command: Command) -> Result<(), CommandError> {
             ks: args.k,
             intersect: args.intersect,
             summary: args.summary,
+            cluster_by: args.cluster_by,
         }),
         Command::Calc(args) => {
             let mut problems = args.problem;

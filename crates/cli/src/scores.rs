@@ -93,6 +93,11 @@ impl Groups {
     }
 }
 
+/// The group of each of `task_ids`, from the field `field` of the results at `path`.
+pub fn groups_of(path: &Path, field: &str, task_ids: &[String]) -> Result<Vec<usize>, InputError> {
+    Groups::read(path, field, task_ids).map(|groups| groups.of_problem)
+}
+
 /// Scores problems given as `(task_id, counts)`, with the uncertainty `options` ask for;
 /// `results` is read for the groups of `--cluster-by`.
 pub fn score(

@@ -18,12 +18,17 @@ pub struct Difference {
     pub p: Option<f64>,
 }
 
-/// Compares per-problem estimates `a` and `b`, given in the same problem order.
-pub fn difference(a: &[f64], b: &[f64]) -> Difference {
+/// Compares per-problem estimates `a` and `b`, given in the same problem order; with
+/// `groups`, problem `i` belongs to group `groups[i]` and the standard error is clustered
+/// by group.
+pub fn difference(a: &[f64], b: &[f64], groups: Option<&[usize]>) -> Difference {
     assert_eq!(a.len(), b.len(), "the same problems on both sides");
     let differences: Vec<f64> = a.iter().zip(b).map(|(a, b)| a - b).collect();
     let mean = differences.iter().sum::<f64>() / differences.len() as f64;
-    let stderr = uncertainty::standard_error(&differences);
+    let stderr = match groups {
+        Some(groups) => uncertainty::clustered_standard_error(&differences, groups),
+        None => uncertainty::standard_error(&differences),
+    };
     let ci95 = stderr.map(|se| uncertainty::normal_interval(mean, se, (-1.0, 1.0)));
     let p = stderr.map(|se| two_sided_p(mean, se));
     Difference { mean, stderr, ci95, p }
@@ -61,7 +66,7 @@ mod tests {
         // B is A minus 0.1 on every problem, across problems of very different difficulty.
         let a = [0.1, 0.9, 0.5, 0.3, 0.8, 0.2];
         let b: Vec<f64> = a.iter().map(|x| x - 0.1).collect();
-        let d = difference(&a, &b);
+        let d = difference(&a, &b, None);
         assert!((d.mean - 0.1).abs() < 1e-12);
         assert!(d.stderr.unwrap() < 1e-12, "{d:?}");
         assert!(significant(&d));
@@ -72,11 +77,22 @@ mod tests {
     fn a_difference_within_the_noise_is_not_significant() {
         let a = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0];
         let b = [0.0, 1.0, 1.0, 0.0, 0.0, 1.0];
-        let d = difference(&a, &b);
+        let d = difference(&a, &b, None);
         assert_eq!(d.mean, 0.0);
         assert!(!significant(&d));
         assert_eq!(d.p, Some(1.0));
         let (low, high) = d.ci95.unwrap();
         assert!(low < 0.0 && high > 0.0);
+    }
+
+    #[test]
+    fn clustered_differences_count_groups_as_the_units() {
+        // Two groups whose differences move together: in effect two observations.
+        let a = [1.0, 1.0, 1.0, 0.5, 0.5, 0.5];
+        let b = [0.0; 6];
+        let plain = difference(&a, &b, None).stderr.unwrap();
+        let clustered = difference(&a, &b, Some(&[0, 0, 0, 1, 1, 1])).stderr.unwrap();
+        assert!((clustered - 0.25).abs() < 1e-15, "the SE of the two values 1 and 0.5: {clustered}");
+        assert!(clustered > plain);
     }
 }
