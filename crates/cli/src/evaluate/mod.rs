@@ -113,9 +113,14 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     let started_at = provenance::now();
     let clock = Instant::now();
     let prepared = Prepared::new(&options).await?;
-    if options.restart {
+    // The settings of an interrupted run to resume, if one left results.
+    let interrupted = if options.restart {
         resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
-    } else if resume::interrupted_settings(&options.results)?.is_none() {
+        None
+    } else {
+        resume::interrupted_settings(&options.results)?
+    };
+    if interrupted.is_none() && !options.restart {
         if let Some(earlier) = CompleteRun::find(&options.results, &prepared.settings) {
             return earlier.report(&options, prepared.report.as_ref());
         }
@@ -123,7 +128,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     if let Some(hint) = prepared.chat_hint() {
         eprintln!("warning: {hint}");
     }
-    let started = Started::new(&options, prepared).await?;
+    let started = Started::new(&options, prepared, interrupted).await?;
     let Started { prepared, pool, pool_options, machine, calibrated, journal, resumed } = started;
     let ran = run::run(&options, &prepared, pool, journal, resumed.as_ref(), &calibrated).await;
     let executions = (ran.dedup.executions, ran.dedup.reused);
@@ -188,16 +193,20 @@ struct Started {
 }
 
 impl Started {
-    async fn new(options: &EvaluateOptions, prepared: Prepared) -> Result<Started, CommandError> {
-        let interrupted = resume::interrupted_settings(&options.results)?;
-        if let Some(recorded) = &interrupted {
-            // The sandbox level is compared once the workers are up.
-            let mut recorded = recorded.clone();
-            recorded.remove("sandbox");
-            refuse_if_different(options, &recorded, &prepared.settings)?;
-        }
-        let resumed = match interrupted {
-            Some(_) => Journal::recorded(&options.results, prepared.total)?,
+    /// `interrupted` holds the settings of the interrupted run to resume, if any.
+    async fn new(
+        options: &EvaluateOptions,
+        prepared: Prepared,
+        interrupted: Option<Map<String, Value>>,
+    ) -> Result<Started, CommandError> {
+        let resumed = match &interrupted {
+            Some(recorded) => {
+                // The sandbox level is compared once the workers are up.
+                let mut recorded = recorded.clone();
+                recorded.remove("sandbox");
+                refuse_if_different(options, &recorded, &prepared.settings)?;
+                Journal::recorded(&options.results, prepared.total)?
+            }
             None => None,
         };
         let pool_options = PoolOptions {
@@ -221,16 +230,15 @@ impl Started {
         tracing::info!(jobs = options.jobs, sandbox = %isolation.level, facts = ?pool.facts(), "workers ready");
         let mut settings = prepared.settings.clone();
         settings.insert("sandbox".into(), json!(isolation.level));
-        let journal = match &resumed {
-            Some(recorded) => {
-                let interrupted = resume::interrupted_settings(&options.results)?.unwrap_or_default();
-                refuse_if_different(options, &interrupted, &settings)?;
+        let journal = match (&resumed, &interrupted) {
+            (Some(recorded), Some(interrupted)) => {
+                refuse_if_different(options, interrupted, &settings)?;
                 if recorded.decided() > 0 {
                     eprintln!("resuming: {} of {} samples already have results", recorded.decided(), prepared.total);
                 }
                 Journal::resume(&options.results, recorded)
             }
-            None => {
+            _ => {
                 resume::record(&options.results, &settings)?;
                 Journal::create(&options.results)
             }
