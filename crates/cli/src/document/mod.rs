@@ -101,17 +101,6 @@ pub fn write_if_complete(
         eprintln!("warning: no report written to {}: there is no pass@k to report", target.path.display());
         return Ok(());
     }
-    write(target, title, report, results, uncertainty)
-}
-
-/// Writes the report of `report`, whose results are at `results`.
-fn write(
-    target: &ReportPath,
-    title: &str,
-    report: &Report<'_>,
-    results: &Path,
-    uncertainty: &UncertaintyOptions,
-) -> Result<(), CommandError> {
     let rows = problems::read(results)?;
     let counts = report.tally.counts();
     let max_k = counts.iter().map(|(_, c)| c.n).min().unwrap_or(1);
@@ -183,11 +172,10 @@ fn render(target: &ReportPath, (name, template): (&str, &str), context: &impl Se
             minijinja::AutoEscape::None
         }
     });
-    environment.add_template(name, template).map_err(|e| CommandError::Document { message: e.to_string() })?;
-    let text = environment
-        .get_template(name)
-        .and_then(|t| t.render(context))
-        .map_err(|e| CommandError::Document { message: e.to_string() })?;
+    let template_error = |e: minijinja::Error| CommandError::Document { message: e.to_string() };
+    environment.add_template("sortable.js", include_str!("sortable.js")).map_err(template_error)?;
+    environment.add_template(name, template).map_err(template_error)?;
+    let text = environment.get_template(name).and_then(|t| t.render(context)).map_err(template_error)?;
     crate::output::write_atomically(&target.path, text.as_bytes())
         .map_err(|source| CommandError::Write { path: target.path.display().to_string(), source })
 }
