@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 
 use crate::error::CommandError;
 use crate::input::ProblemSet;
+use crate::report::{agree, plural};
 
 /// How many times each canonical solution runs when calibrating; the slowest counts.
 const CALIBRATION_RUNS: usize = 2;
@@ -73,13 +74,10 @@ pub async fn calibrate(
         .collect();
     if !uncalibrated.is_empty() {
         eprintln!(
-            "warning: {} the plain --timeout, having no passing canonical solution to calibrate from (run \
+            "warning: {} {} the plain --timeout, having no passing canonical solution to calibrate from (run \
              `passk validate`): {}",
-            if uncalibrated.len() == 1 {
-                "1 problem keeps".to_owned()
-            } else {
-                format!("{} problems keep", uncalibrated.len())
-            },
+            plural(uncalibrated.len(), "problem"),
+            agree(uncalibrated.len(), "keeps", "keep"),
             uncalibrated.join(", ")
         );
     }
@@ -120,8 +118,7 @@ pub async fn validate(options: PoolOptions, problems: &ProblemSet, close: f64) -
         println!("{line}");
     }
     if !missing.is_empty() {
-        let problems = crate::report::plural(missing.len(), "problem");
-        let have = if missing.len() == 1 { "has" } else { "have" };
+        let (problems, have) = (plural(missing.len(), "problem"), agree(missing.len(), "has", "have"));
         println!("  {problems} {have} no canonical solution: {}", missing.join(", "));
     }
     if failing.is_empty() {
@@ -150,9 +147,10 @@ pub fn write_samples(problems: &str, output: Option<&std::path::Path>) -> Result
     }
     if !missing.is_empty() {
         eprintln!(
-            "warning: {} no canonical solution and {} left out (evaluate the samples with --partial): {}",
-            if missing.len() == 1 { "1 problem has".to_owned() } else { format!("{} problems have", missing.len()) },
-            if missing.len() == 1 { "is" } else { "are" },
+            "warning: {} {} no canonical solution and {} left out (evaluate the samples with --partial): {}",
+            plural(missing.len(), "problem"),
+            agree(missing.len(), "has", "have"),
+            agree(missing.len(), "is", "are"),
             missing.join(", ")
         );
     }

@@ -207,30 +207,16 @@ fn format_p(p: f64) -> String {
 }
 
 fn mismatch_message(options: &CompareOptions, only_a: &[&String], only_b: &[&String], common: usize) -> String {
-    let name = |ids: &[&String]| {
-        let shown: Vec<&str> = ids.iter().take(5).map(|id| id.as_str()).collect();
-        let more = if ids.len() > 5 { format!(" and {} more", ids.len() - 5) } else { String::new() };
-        format!("{}{more}", shown.join(", "))
-    };
-    let mut parts = Vec::new();
-    if !only_a.is_empty() {
-        parts.push(format!(
-            "{} has {} that {} lacks ({})",
-            options.a.display(),
-            crate::report::plural(only_a.len(), "problem"),
-            options.b.display(),
-            name(only_a)
-        ));
-    }
-    if !only_b.is_empty() {
-        parts.push(format!(
-            "{} has {} that {} lacks ({})",
-            options.b.display(),
-            crate::report::plural(only_b.len(), "problem"),
-            options.a.display(),
-            name(only_b)
-        ));
-    }
+    let sides = [(&options.a, &options.b, only_a), (&options.b, &options.a, only_b)];
+    let parts: Vec<String> = sides
+        .iter()
+        .filter(|(_, _, only)| !only.is_empty())
+        .map(|(has, lacks, only)| {
+            let problems = crate::report::plural(only.len(), "problem");
+            let named = crate::report::first_few(only, 5);
+            format!("{} has {problems} that {} lacks ({named})", has.display(), lacks.display())
+        })
+        .collect();
     format!(
         "the problem sets differ: {}; add --intersect to compare on the {common} problems both have",
         parts.join("; ")

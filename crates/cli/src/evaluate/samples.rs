@@ -128,12 +128,8 @@ pub fn missing_task_ids(problems: &ProblemSet, covered: &BTreeSet<usize>) -> Vec
 
 /// The refusal of a samples file that leaves out problems of the set, naming them.
 pub fn missing_problems(samples: &SamplesFile, problems: &ProblemSet, covered: &BTreeSet<usize>) -> InputError {
-    const NAMED: usize = 10;
     let missing = missing_task_ids(problems, covered);
-    let mut named = missing[..missing.len().min(NAMED)].join(", ");
-    if missing.len() > NAMED {
-        named.push_str(&format!(" and {} more", missing.len() - NAMED));
-    }
+    let named = crate::report::first_few(&missing, 10);
     InputError::MissingProblems {
         path: samples.name().to_owned(),
         missing: crate::report::plural(missing.len(), "problem"),
