@@ -275,8 +275,8 @@ impl Concluded {
         let total = prepared.total;
         let partial = journal.file().to_owned();
         let mut recorded = journal.read(total)?;
+        let mut tally = recorded.tally();
         let decided = recorded.decided();
-        let infrastructure = |recorded: &Recorded| recorded.tally().infrastructure_errors();
         let stop = |errors: u64, cause: String, done: usize| Stopped::Infrastructure {
             errors,
             cause,
@@ -290,8 +290,8 @@ impl Concluded {
             Some(stop((total - decided) as u64, passk_runner::error_chain(&error), decided))
         } else if let Some(error) = ending.pool_fault {
             Some(stop((total - decided) as u64, passk_runner::error_chain(&error), decided))
-        } else if infrastructure(&recorded) > 0 {
-            Some(stop(infrastructure(&recorded), "see the `infrastructure` lines of the results".into(), decided))
+        } else if tally.infrastructure_errors() > 0 {
+            Some(stop(tally.infrastructure_errors(), "see the `infrastructure` lines of the results".into(), decided))
         } else {
             ending.fed?;
             if decided != total {
@@ -310,14 +310,14 @@ impl Concluded {
                 journal.amend(&recorded, *index, verdict)?;
             }
             recorded = journal.read(total)?;
+            tally = recorded.tally();
             retried = Some((timed_out.len(), changed));
-            let errors = infrastructure(&recorded);
+            let errors = tally.infrastructure_errors();
             if errors > 0 {
                 let cause = "see the `infrastructure` lines of the results".into();
                 stopped = Some(stop(errors, cause, recorded.decided()));
             }
         }
-        let tally = recorded.tally();
         if stopped.is_none() {
             journal.finish(&recorded)?;
             resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
