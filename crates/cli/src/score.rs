@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use crate::document::{self, ReportPath};
 use crate::error::CommandError;
 use crate::report::{Report, Tally};
-use crate::scores::{self, Scores, UncertaintyOptions};
+use crate::scores::{self, UncertaintyOptions};
 
 #[derive(Debug)]
 pub struct ScoreOptions {
@@ -21,11 +21,7 @@ pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
     // Samples without a verdict leave pass@k unknown, not lower.
     let complete = tally.infrastructure_errors() == 0;
     let unjudgeable = tally.unjudgeable_problems();
-    let scores = if complete && unjudgeable.is_empty() {
-        scores::score(tally.counts(), &options.results, &options.ks, &options.uncertainty)?
-    } else {
-        Scores::default()
-    };
+    let scores = scores::of_tally(&tally, complete, &options.results, &options.ks, &options.uncertainty)?;
     let mut settings = serde_json::Map::new();
     settings.insert("passk_version".into(), env!("CARGO_PKG_VERSION").into());
     settings.insert("results".into(), options.results.display().to_string().into());

@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 use crate::error::CommandError;
 use crate::input::{string_field, InputError};
 use crate::jsonl::JsonlReader;
+use crate::report::Tally;
 
 /// How uncertainty is measured, as asked on the command line.
 #[derive(Debug, Clone, Default)]
@@ -96,6 +97,21 @@ impl Groups {
 /// The group of each of `task_ids`, from the field `field` of the results at `path`.
 pub fn groups_of(path: &Path, field: &str, task_ids: &[String]) -> Result<Vec<usize>, InputError> {
     Groups::read(path, field, task_ids).map(|groups| groups.of_problem)
+}
+
+/// The scores of `tally`, or none where pass@k is withheld: a run with samples that
+/// have no verdict (`complete` false), or problems that could not be judged.
+pub fn of_tally(
+    tally: &Tally,
+    complete: bool,
+    results: &Path,
+    ks: &[u64],
+    options: &UncertaintyOptions,
+) -> Result<Scores, CommandError> {
+    if !complete || !tally.unjudgeable_problems().is_empty() {
+        return Ok(Scores::default());
+    }
+    score(tally.counts(), results, ks, options)
 }
 
 /// Scores problems given as `(task_id, counts)`, with the uncertainty `options` ask for;

@@ -35,7 +35,7 @@ use crate::provenance;
 use crate::report::{Report, Subset, Tally};
 use crate::resume;
 use crate::retry;
-use crate::scores::{self, Scores, UncertaintyOptions};
+use crate::scores::{self, UncertaintyOptions};
 
 pub use self::journal::JournalError;
 
@@ -338,11 +338,7 @@ impl Concluded {
         let Concluded { tally, stopped, retried } = self;
         let complete = stopped.is_none();
         let unjudgeable = tally.unjudgeable_problems();
-        let scores = if complete && unjudgeable.is_empty() {
-            scores::score(tally.counts(), &options.results, &options.ks, &options.uncertainty)?
-        } else {
-            Scores::default()
-        };
+        let scores = scores::of_tally(&tally, complete, &options.results, &options.ks, &options.uncertainty)?;
         if let Some((samples, changed)) = retried {
             run.insert("retried_timeouts".into(), json!({ "samples": samples, "changed": changed }));
         }

@@ -14,7 +14,7 @@ use crate::error::CommandError;
 use crate::output::write_atomically;
 use crate::report::{Report, Subset, Tally};
 use crate::resume;
-use crate::scores::{self, Scores};
+use crate::scores;
 
 use super::EvaluateOptions;
 
@@ -80,11 +80,7 @@ impl CompleteRun {
         );
         let tally = Tally::read(results)?;
         let unjudgeable = tally.unjudgeable_problems();
-        let scores = if unjudgeable.is_empty() {
-            scores::score(tally.counts(), results, ks, &options.uncertainty)?
-        } else {
-            Scores::default()
-        };
+        let scores = scores::of_tally(&tally, true, results, ks, &options.uncertainty)?;
         self.settings.insert("k".into(), json!(ks));
         self.run.insert("from_earlier_run".into(), json!(true));
         let report = Report {
