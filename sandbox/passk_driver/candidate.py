@@ -94,16 +94,25 @@ def serve(source, entry_point, channel):
         _flush()
         channel.send(_exception_frame("load", exc))
         return
+    try:
+        function = _resolve(namespace, entry_point)
+    except BaseException as exc:
+        _flush()
+        channel.send(_exception_frame("load", exc))
+        return
     _flush()
-    function = namespace.get(entry_point)
-    channel.send(wire.encode(("ready", entry_point in namespace)))
+    channel.send(wire.encode(("ready", function is not None)))
     while True:
         payload = channel.receive()
         if payload is None:
             return
-        _, args, kwargs = wire.decode(payload)
+        message = wire.decode(payload)
+        args, kwargs = message[1], message[2]
+        view = message[3] if len(message) > 3 else None
         try:
             value = function(*args, **kwargs)
+            if view is not None:
+                value = VIEWS[view](value)
         except BaseException as exc:
             _flush()
             channel.send(_exception_frame("call", exc))
@@ -114,6 +123,63 @@ def serve(source, entry_point, channel):
         except wire.NotPlainData as error:
             answer = wire.encode(("not-plain", str(error)))
         channel.send(answer)
+
+
+# What the judge may ask to see of a value instead of the value itself, for answers that
+# are not plain data but whose meaning is (a match object stands for "found").
+VIEWS = {
+    "not-none": lambda value: value is not None,
+    "bool-or-not-none": lambda value: value if type(value) is bool else value is not None,
+}
+
+
+def _resolve(namespace, entry_point):
+    """The callable the judge calls, or None. `Solution.method` is a LeetCode-style
+    method: one instance of the candidate's class `Solution` answers every call, and a
+    program without that class may define `method` as a plain function instead."""
+    if "." not in entry_point:
+        return namespace.get(entry_point) if entry_point in namespace else None
+    class_name, method = entry_point.split(".", 1)
+    kind = namespace.get(class_name)
+    if isinstance(kind, type):
+        return getattr(kind(), method, None)
+    return namespace.get(method)
+
+
+def run_script(program):
+    """Standard-input mode: runs the program as `__main__`, as `python program.py` would,
+    on the test's input (descriptor 0); the exit status says how it ended. Never returns."""
+    import builtins
+    import traceback
+
+    exit_now = os._exit
+    status = 0
+    try:
+        code = compile(program, "<program>", "exec")
+        exec(code, {"__name__": "__main__", "__builtins__": builtins})
+    except SystemExit as exc:
+        status = _exit_status(exc.code)
+    except BaseException:
+        try:
+            traceback.print_exc()
+        except BaseException:
+            pass
+        status = 1
+    _flush()
+    exit_now(status)
+
+
+def _exit_status(code):
+    """The status `sys.exit(code)` ends a program with."""
+    if code is None:
+        return 0
+    if type(code) is int:
+        return code & 0xFF
+    try:
+        print(code, file=sys.stderr)
+    except BaseException:
+        pass
+    return 1
 
 
 def run_in_process(program, token):

@@ -50,13 +50,19 @@ def _text(exc):
 
 
 class Record:
-    def __init__(self, status, detail, result):
+    """A verdict: status, detail and result, and for suites of calls, what the phase
+    counted (`extra`, plain data)."""
+
+    def __init__(self, status, detail, result, extra=None):
         self.status = status
         self.detail = wire.shorten(detail, DETAIL_CAP)
         self.result = wire.shorten(result, RESULT_CAP)
+        self.extra = extra
 
     def fields(self):
-        return (self.status, self.detail, self.result)
+        if self.extra is None:
+            return (self.status, self.detail, self.result)
+        return (self.status, self.detail, self.result, self.extra)
 
 
 class _Stop(BaseException):
@@ -140,24 +146,24 @@ def rebuild_exception(name, args, text):
     return CandidateError(text)
 
 
-def _load_failure(answer):
+def load_failure(answer):
     """The record for a candidate that could not be loaded, from its first frame."""
-    if answer[0] == "compile" and _shape(answer, str, str):
+    if answer[0] == "compile" and shape(answer, str, str):
         _, name, text = answer
         return Record("error", f"does not compile: {name}: {text}", f"failed: {text}")
-    if answer[0] == "exit" and _shape(answer, str, str):
-        return _exit_record(answer[2])
-    if answer[0] == "raise" and _shape(answer, str, str, (tuple, type(None)), str, (int, type(None))):
+    if answer[0] == "exit" and shape(answer, str, str):
+        return exit_record(answer[2])
+    if answer[0] == "raise" and shape(answer, str, str, (tuple, type(None)), str, (int, type(None))):
         _, _, name, _, text, code = answer
-        return _exception_record(name, text, code, f"{name}: {text}" if text else name)
+        return exception_record(name, text, code, f"{name}: {text}" if text else name)
     return None
 
 
-def _exit_record(text):
+def exit_record(text):
     return Record("error", f"exited before its tests finished (SystemExit: {text})", f"failed: {text}")
 
 
-def _exception_record(name, text, code, detail):
+def exception_record(name, text, code, detail):
     if name == "MemoryError":
         return Record("out-of-memory", detail, f"failed: {text}")
     limit = confine.LIMIT_ERRORS.get(code)
@@ -166,7 +172,7 @@ def _exception_record(name, text, code, detail):
     return Record("failed", detail, f"failed: {text}")
 
 
-def _shape(answer, *types):
+def shape(answer, *types):
     """Whether a decoded frame is a tuple of exactly these item types after its kind
     (a type, or a tuple of types; exact, so a bool is not an int)."""
     if type(answer) is not tuple or len(answer) != len(types) + 1:
@@ -174,7 +180,7 @@ def _shape(answer, *types):
     return all(type(item) in (kinds if type(kinds) is tuple else (kinds,)) for item, kinds in zip(answer[1:], types))
 
 
-def _unreadable(why):
+def unreadable(why):
     return Record("error", f"sent the judge an unreadable answer ({why})", "failed: unreadable answer")
 
 
@@ -201,15 +207,15 @@ class StandIn:
         try:
             payload = self.channel.receive()
         except (OSError, wire.Malformed) as error:
-            self.stop(_unreadable(str(error)))
+            self.stop(unreadable(str(error)))
         if payload is None:
             self.stop(Record(GONE, "", ""))
         try:
             answer = wire.decode(payload)
         except wire.Malformed as error:
-            self.stop(_unreadable(str(error)))
+            self.stop(unreadable(str(error)))
         if type(answer) is not tuple or not answer or type(answer[0]) is not str:
-            self.stop(_unreadable("not a message"))
+            self.stop(unreadable("not a message"))
         return answer
 
     def __call__(self, *args, **kwargs):
@@ -236,19 +242,19 @@ class StandIn:
         if kind == "return" and len(answer) == 2:
             call.answer = self.channel.last
             return answer[1]
-        if kind == "raise" and _shape(answer, str, str, (tuple, type(None)), str, (int, type(None))):
+        if kind == "raise" and shape(answer, str, str, (tuple, type(None)), str, (int, type(None))):
             _, _, name, exception_args, text, code = answer
             call.outcome = f"raised {name}: {text}" if text else f"raised {name}"
             call.exception = rebuild_exception(name, exception_args, text)
             call.exception.passk_errno = code
             raise call.exception
-        if kind == "exit" and _shape(answer, str, str):
-            self.stop(_exit_record(answer[2]))
-        if kind == "not-plain" and _shape(answer, str):
+        if kind == "exit" and shape(answer, str, str):
+            self.stop(exit_record(answer[2]))
+        if kind == "not-plain" and shape(answer, str):
             call.outcome = f"returned {answer[1]}, which is not plain data"
             detail = ": ".join(filter(None, [self._where(line), call.describe(self.source(line))]))
             self.stop(Record("failed", detail, f"failed: candidate returned {answer[1]}, which is not plain data"))
-        self.stop(_unreadable(f"a {kind!r} message of {len(answer)} items"))
+        self.stop(unreadable(f"a {kind!r} message of {len(answer)} items"))
 
     def _where(self, line):
         return f"line {line}: {self.source(line)}" if line else ""
@@ -264,7 +270,7 @@ class StandIn:
         text = _text(exc)
         name = type(exc).__name__
         if call is not None and call.exception is exc:
-            return _exception_record(name, text, getattr(exc, "passk_errno", None), ": ".join(filter(None, pieces)))
+            return exception_record(name, text, getattr(exc, "passk_errno", None), ": ".join(filter(None, pieces)))
         if isinstance(exc, AssertionError):
             pieces.append(text)
         else:
@@ -287,8 +293,8 @@ def judge(problem, entry_point, channel):
     stand_in = StandIn(channel, entry_point, test_lines)
     try:
         first = stand_in.receive()
-        if first[0] != "ready" or not _shape(first, bool):
-            return _load_failure(first) or _unreadable(f"a {first[0]!r} message before the tests")
+        if first[0] != "ready" or not shape(first, bool):
+            return load_failure(first) or unreadable(f"a {first[0]!r} message before the tests")
         if not first[1]:
             message = f"name '{entry_point}' is not defined"
             return Record("failed", f"NameError: {message}", f"failed: {message}")

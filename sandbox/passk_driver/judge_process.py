@@ -14,16 +14,41 @@ traced by a process without privilege, and where a second user is mapped the
 candidate runs as that user. The driver, outside the namespace, cannot even be named.
 """
 
+import base64
 import collections
 import os
 import signal
 import socket
 
-from . import confine, judge, wire
+from . import calls, confine, judge, wire
 
 # Compiled problems kept for the samples that follow (samples of a problem come together).
 PROBLEMS_KEPT = 256
+# Phases of call suites kept, parsed; the driver keeps the same list of their keys, and
+# sends a phase's data only when the judge does not hold it.
+PHASES_KEPT = 16
 _HEADER = 4
+
+
+class Kept:
+    """The most recently used keys, up to a bound, with a value each. The driver and the
+    judge each keep one, touched in the same order, so they agree on what is kept."""
+
+    def __init__(self, bound):
+        self.bound = bound
+        self.items = collections.OrderedDict()
+
+    def touch(self, key):
+        """The value kept for `key` (now the most recent), or None."""
+        value = self.items.pop(key, None)
+        if value is not None:
+            self.items[key] = value
+        return value
+
+    def keep(self, key, value):
+        self.items[key] = value
+        if len(self.items) > self.bound:
+            self.items.popitem(last=False)
 
 
 class _Problems:
@@ -78,23 +103,45 @@ def serve(control_fd, privileged, ipc_namespace_per_sample, request):
         confine.set_limits({key: request.get(key) for key in ("memory_bytes", "file_size_bytes", "open_files")})
         control = socket.socket(fileno=3)
         problems = _Problems()
+        phases = Kept(PHASES_KEPT)
         while True:
             received = _receive(control)
             if received is None:
                 break
-            (prompt, test, entry_point), (channel_in, channel_out) = received
-            try:
-                problem = problems.get(prompt, test)
-            except Exception as exc:
-                detail = f"the problem's code does not compile: {type(exc).__name__}: {exc}"
-                record = judge.Record("unjudgeable", detail, f"failed: {exc}")
+            problem, (channel_in, channel_out) = received
+            channel = wire.Channel(channel_in, channel_out)
+            if problem[0] == "calls":
+                record = _judge_calls(phases, problem, channel)
             else:
-                record = judge.judge(problem, entry_point, wire.Channel(channel_in, channel_out))
+                _, prompt, test, entry_point = problem
+                try:
+                    compiled = problems.get(prompt, test)
+                except Exception as exc:
+                    detail = f"the problem's code does not compile: {type(exc).__name__}: {exc}"
+                    record = judge.Record("unjudgeable", detail, f"failed: {exc}")
+                else:
+                    record = judge.judge(compiled, entry_point, channel)
             os.close(channel_in)
             os.close(channel_out)
             control.sendall(_frame(record.fields()))
     finally:
         os._exit(0)
+
+
+def _judge_calls(phases, problem, channel):
+    _, key, spec = problem
+    phase = phases.touch(key)
+    if phase is None:
+        try:
+            phase = calls.Phase(spec)
+        except Exception as exc:
+            detail = f"the problem's inputs or outputs cannot be read: {type(exc).__name__}: {exc}"
+            # Kept all the same, so that the driver's list of what is held stays true.
+            phase = judge.Record("unjudgeable", detail, "failed: unreadable problem")
+        phases.keep(key, phase)
+    if isinstance(phase, judge.Record):
+        return phase
+    return calls.judge_phase(phase, channel)
 
 
 class JudgeProcess:
@@ -106,6 +153,8 @@ class JudgeProcess:
         self.control = None
         # The judge's pid namespace, which candidates are forked into (level full).
         self.namespace = None
+        # The call phases the judge holds, by key (its own list's twin).
+        self.phases = Kept(PHASES_KEPT)
 
     def ensure(self, context, request):
         """Starts the judge if it is not running."""
@@ -132,6 +181,17 @@ class JudgeProcess:
         sent = socket.send_fds(self.control, [data], list(channel_ends))
         self.control.sendall(data[sent:])
 
+    def spec_unless_known(self, key, suite, phase):
+        """The judge's spec of one phase of a call suite, or None if the judge holds it."""
+        if self.phases.touch(key) is not None:
+            return None
+        self.phases.keep(key, True)
+        spec = {name: value for name, value in suite.items() if name != "phases"}
+        spec.update(phase)
+        if type(spec.get("expected")) is str and spec.get("expected_form") == "base64":
+            spec["expected"] = base64.b64decode(spec["expected"])
+        return spec
+
     def ended(self):
         """Reaps a judge that has ended (its pidfd is readable); returns its wait status."""
         _, status = os.waitpid(self.pid, 0)
@@ -155,3 +215,4 @@ class JudgeProcess:
         if self.namespace is not None:
             os.close(self.namespace)
         self.pid = self.pidfd = self.control = self.namespace = None
+        self.phases = Kept(PHASES_KEPT)

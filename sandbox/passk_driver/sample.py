@@ -13,13 +13,14 @@ In in-process mode a sample is one process that runs candidate and tests togethe
 proves its tests returned with a token-carrying record (see candidate.py).
 """
 
+import base64
 import gc
 import os
 import select
 import signal
 import time
 
-from . import candidate, cleanup, confine, forking, judge, wire
+from . import candidate, cleanup, confine, forking, judge, stdio, wire
 
 READ_CHUNK = 65536
 RECORD_CAP = 1 << 20
@@ -86,7 +87,9 @@ class RecordReader:
             record = wire.decode(payload)
         except wire.Malformed:
             record = None
-        if type(record) is not tuple or len(record) != 3 or any(type(field) is not str for field in record):
+        if (type(record) is not tuple or len(record) not in (3, 4)
+                or any(type(field) is not str for field in record[:3])
+                or (len(record) == 4 and type(record[3]) is not dict)):
             return ("error", "unreadable verdict record", "failed: ")
         return record
 
@@ -185,14 +188,16 @@ def _start_in_process(request, context, scratch, cap):
     return Processes(Child(pid), out_r, err_r, record_r, token, cap)
 
 
-def _start_judged(request, context, scratch, cap):
+def _start_judged(request, context, scratch, cap, problem, entry_point):
+    """A candidate process that answers calls of `entry_point`, and the judge's run of
+    `problem` (see JudgeProcess.ask) against it."""
     judge_process = context.judge
     judge_process.ensure(context, request)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     to_candidate_r, to_candidate_w = os.pipe()
     to_judge_r, to_judge_w = os.pipe()
-    judge_process.ask((request["prompt"], request["test"], request["entry_point"]), (to_judge_r, to_candidate_w))
+    judge_process.ask(problem, (to_judge_r, to_candidate_w))
     os.close(to_judge_r)
     os.close(to_candidate_w)
     if judge_process.namespace is not None:
@@ -204,7 +209,7 @@ def _start_judged(request, context, scratch, cap):
             try:
                 channel_ends = {candidate.CHANNEL_IN: to_candidate_r, candidate.CHANNEL_OUT: to_judge_w}
                 candidate.confine_candidate(request, context, scratch, {1: out_w, 2: err_w, **channel_ends})
-                source, entry_point = request["candidate"], request["entry_point"]
+                source = request["candidate"]
                 del request
             except BaseException:
                 os._exit(candidate.EXIT_SETUP_FAILED)
@@ -219,6 +224,36 @@ def _start_judged(request, context, scratch, cap):
     for fd in (out_w, err_w, to_candidate_r, to_judge_w):
         os.close(fd)
     return Processes(Child(candidate_pid), out_r, err_r, judge_process.control.fileno(), b"", cap, judge_process)
+
+
+def _start_script(request, context, scratch, cap, stdin):
+    """A candidate process that runs the program as `__main__` on `stdin`. It writes no
+    record: how it ended and what it printed are all there is."""
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    # Never written: the run is decided by the program's ending.
+    record_r, record_w = os.pipe()
+    os.close(record_w)
+    stdin_fd = os.memfd_create("stdin", os.MFD_CLOEXEC)
+    view = memoryview(stdin)
+    while view:
+        view = view[os.write(stdin_fd, view):]
+    os.lseek(stdin_fd, 0, os.SEEK_SET)
+    pid = forking.fork()
+    if pid == 0:
+        try:
+            candidate.confine_candidate(request, context, scratch, {0: stdin_fd, 1: out_w, 2: err_w})
+            program = request["candidate"]
+            del request
+        except BaseException:
+            os._exit(candidate.EXIT_SETUP_FAILED)
+        try:
+            candidate.run_script(program)
+        finally:
+            os._exit(candidate.EXIT_SETUP_FAILED)
+    for fd in (out_w, err_w, stdin_fd):
+        os.close(fd)
+    return Processes(Child(pid), out_r, err_r, record_r, b"\0", cap)
 
 
 class Watch:
@@ -298,8 +333,8 @@ def _candidate_ending(request, child):
     return "error", detail, f"failed: {detail}"
 
 
-def _verdict(request, processes, watch, out_of_memory):
-    fields = _ending(request, processes, watch)
+def _verdict(request, processes, watch, out_of_memory, timeout):
+    fields = _ending(request, processes, watch, timeout)
     if not out_of_memory or fields[0] == "passed":
         return fields
     # The kernel killed a process of the sample for want of memory: that is why it did
@@ -307,12 +342,11 @@ def _verdict(request, processes, watch, out_of_memory):
     limit = request.get("memory_bytes")
     limit = f" of {limit >> 20} MiB" if limit else ""
     detail = f"the sample's memory reached its limit{limit}, and the kernel killed one of its processes"
-    return "out-of-memory", f"{detail} ({fields[1]})", "failed: out of memory"
+    return ("out-of-memory", f"{detail} ({fields[1]})", "failed: out of memory", *fields[3:])
 
 
-def _ending(request, processes, watch):
+def _ending(request, processes, watch, timeout):
     record = processes.reader.record
-    timeout = float(request["timeout"])
     if record is not None and record[0] != judge.GONE:
         return record
     if watch.timed_out:
@@ -320,14 +354,27 @@ def _ending(request, processes, watch):
     if processes.judge_status is not None and record is None:
         detail = f"the judge ended without a verdict ({_ended(processes.judge_status)})"
         return "error", detail, f"failed: {detail}"
-    return _candidate_ending(request, processes.candidate)
+    # What the judge counted before the candidate hung up stays with the verdict.
+    return (*_candidate_ending(request, processes.candidate), *(record[3:] if record is not None else ()))
 
 
-def run(request, context, send):
-    """Runs one sample and sends its verdict with `send`; returns False if the harness
-    went away instead."""
+class Execution:
+    """One candidate process's run, from fork to clean-up."""
+
+    def __init__(self, fields, duration, out, err, peak, cpu, status):
+        # None if the harness went away.
+        self.fields = fields
+        self.duration = duration
+        self.out, self.err = out, err
+        self.peak, self.cpu = peak, cpu
+        # The candidate's wait status.
+        self.status = status
+
+
+def _execute(request, context, timeout, start):
+    """Runs one candidate process, started by `start(scratch)`, under `timeout`; kills
+    what is left of it and clears up after it."""
     scratch = os.path.join(context.scratch_root, "work")
-    cap = int(request.get("output_cap", 65536))
     started = time.monotonic()
     os.mkdir(scratch, 0o700)
     if context.candidate_user is not None:
@@ -335,11 +382,8 @@ def run(request, context, send):
     # Everything the driver holds is left out of the children's collections, which
     # would otherwise write to, and so copy, every page of it.
     gc.freeze()
-    if "program" in request:
-        processes = _start_in_process(request, context, scratch, cap)
-    else:
-        processes = _start_judged(request, context, scratch, cap)
-    watch = Watch(processes, context.harness_fd, started + float(request["timeout"]))
+    processes = start(scratch)
+    watch = Watch(processes, context.harness_fd, started + timeout)
     watch.run()
     duration = time.monotonic() - started
     # The verdict is decided; nothing the candidate left behind may change it. The
@@ -350,10 +394,10 @@ def run(request, context, send):
     processes.drain()
     group = context.sample_group
     peak, cpu, out_of_memory = group.figures() if group is not None else (None, None, False)
+    fields = None
     if not watch.harness_gone:
-        out, err = processes.streams.values()
-        fields = _verdict(request, processes, watch, out_of_memory)
-        send(_message(request, fields, duration, out, err, peak, cpu))
+        fields = _verdict(request, processes, watch, out_of_memory, timeout)
+    out, err = processes.streams.values()
     processes.finish()
     cleanup.kill_strays(spared=context.judge.pid)
     if group is not None:
@@ -363,28 +407,115 @@ def run(request, context, send):
     else:
         cleanup.clear_scratch(scratch)
     if context.ipc_namespace_per_sample:
-        # The next sample's IPC namespace, made after the verdict is out: what this
-        # sample left in its own (SysV shared memory, queues, semaphores, POSIX
-        # queues) goes with the last of its processes, and no later sample can reach it.
+        # The next run's IPC namespace, made after this one's verdict is in: what it
+        # left in its own (SysV shared memory, queues, semaphores, POSIX queues) goes
+        # with the last of its processes, and no later run can reach it.
         cleanup.remove_shared_memory()
         confine.unshare(confine.CLONE_NEWIPC)
     if group is not None:
         group.settle()
-    return not watch.harness_gone
+    return Execution(fields, duration, out, err, peak, cpu, processes.candidate.status)
 
 
-def _message(request, fields, duration, out, err, peak, cpu):
-    status, detail, result = fields
-    return {
-        "memory_peak_bytes": peak,
-        "cpu_seconds": cpu,
+def run(request, context, send):
+    """Runs one sample and sends its verdict with `send`; returns False if the harness
+    went away instead."""
+    cap = int(request.get("output_cap", 65536))
+    timeout = float(request["timeout"])
+    if "stdio" in request:
+        message = stdio.run(request, context, cap, _execute_script)
+    elif "calls" in request:
+        message = _run_calls(request, context, cap)
+    else:
+        if "program" in request:
+            def start(scratch):
+                return _start_in_process(request, context, scratch, cap)
+        else:
+            problem = ("tests", request["prompt"], request["test"], request["entry_point"])
+
+            def start(scratch):
+                return _start_judged(request, context, scratch, cap, problem, request["entry_point"])
+        execution = _execute(request, context, timeout, start)
+        message = None if execution.fields is None else _message(request, execution.fields, execution)
+    if message is None:
+        return False
+    send(message)
+    return True
+
+
+def _execute_script(request, context, cap, stdin, timeout):
+    def start(scratch):
+        return _start_script(request, context, scratch, cap, stdin)
+    return _execute(request, context, timeout, start)
+
+
+def _run_calls(request, context, cap):
+    """A suite of calls: one candidate process per phase, each judged by the judge's
+    process; a failed phase ends the sample unless every input is to be run."""
+    suite_id, suite = context.suites.get(request["calls"])
+    if suite.get("unjudgeable"):
+        return {**_message(request, ("unjudgeable", suite["unjudgeable"], "failed: cannot be judged"),
+                           Execution(None, 0.0, Capture(0), Capture(0), None, None, None)), "phases": []}
+    phases = []
+    total = Execution(None, 0.0, None, None, None, None, None)
+    verdict = None
+    for index, phase in enumerate(suite["phases"]):
+        problem = ("calls", f"{suite_id}/{index}", context.judge.spec_unless_known(f"{suite_id}/{index}", suite, phase))
+
+        def start(scratch):
+            return _start_judged(request, context, scratch, cap, problem, suite["entry_point"])
+        execution = _execute(request, context, float(phase["timeout"]), start)
+        if execution.fields is None:
+            return None
+        _add(total, execution)
+        fields = execution.fields
+        extra = fields[3] if len(fields) > 3 else {"phase": phase["name"], "passed": 0, "run": 0,
+                                                   "total": phase.get("count", 0)}
+        extra["status"] = fields[0]
+        phases.append(extra)
+        if verdict is None and fields[0] != "passed":
+            verdict = fields
+            if not suite.get("all"):
+                break
+    message = _message(request, (verdict or execution.fields)[:3], total)
+    message["phases"] = [_plain_phase(extra) for extra in phases]
+    return message
+
+
+def _add(total, execution):
+    """Adds one run's figures to the sample's."""
+    total.duration += execution.duration
+    total.out = total.out or execution.out
+    total.err = total.err or execution.err
+    if execution.peak is not None:
+        total.peak = max(total.peak or 0, execution.peak)
+    if execution.cpu is not None:
+        total.cpu = (total.cpu or 0.0) + execution.cpu
+
+
+def _plain_phase(extra):
+    """A phase's counts as JSON: recorded outputs go as base64."""
+    phase = dict(extra)
+    if "outputs" in phase:
+        phase["outputs"] = base64.b64encode(phase["outputs"]).decode()
+    return phase
+
+
+def _message(request, fields, execution):
+    status, detail, result = fields[:3]
+    message = {
+        "memory_peak_bytes": execution.peak,
+        "cpu_seconds": execution.cpu,
         "status": status,
         "detail": clean(detail),
         "result": clean(result),
         "id": request.get("id"),
-        "duration": round(duration, 6),
-        "stdout": out.text(),
-        "stdout_bytes": out.total,
-        "stderr": err.text(),
-        "stderr_bytes": err.total,
+        "duration": round(execution.duration, 6),
+        "stdout": execution.out.text(),
+        "stdout_bytes": execution.out.total,
+        "stderr": execution.err.text(),
+        "stderr_bytes": execution.err.total,
     }
+    if len(fields) > 3:
+        message["phases"] = [_plain_phase(fields[3])]
+    return message

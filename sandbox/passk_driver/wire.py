@@ -21,7 +21,9 @@ A frame is a 4-byte length and one encoded value.
 """
 
 import os
+import select
 import struct
+import time
 
 MAX_DEPTH = 100
 MAX_BYTES = 64 << 20
@@ -37,6 +39,10 @@ class NotPlainData(ValueError):
 
 class Malformed(ValueError):
     """Bytes that are not one well-formed encoded value."""
+
+
+class TimedOut(Exception):
+    """No whole frame came before the deadline."""
 
 
 def describe(value):
@@ -241,24 +247,27 @@ class Channel:
         while view:
             view = view[os.write(self.write_fd, view):]
 
-    def receive(self):
-        """The next frame's payload, or None if the other end closed its side."""
-        if len(self.buffer) < 4 and not self._fill(4):
+    def receive(self, deadline=None):
+        """The next frame's payload, or None if the other end closed its side; TimedOut
+        if `deadline` (a time.monotonic() value) passes first."""
+        if len(self.buffer) < 4 and not self._fill(4, deadline):
             return None
         (size,) = _LENGTH.unpack_from(self.buffer)
         if size > MAX_BYTES + 16:
             raise Malformed(f"a frame of {size} bytes, over the {MAX_BYTES >> 20} MiB limit")
-        if len(self.buffer) < 4 + size and not self._fill(4 + size):
+        if len(self.buffer) < 4 + size and not self._fill(4 + size, deadline):
             raise Malformed("a frame cut short")
         payload = self.buffer[4:4 + size]
         self.buffer = self.buffer[4 + size:]
         self.last = payload
         return payload
 
-    def _fill(self, size):
+    def _fill(self, size, deadline):
         """Reads until the buffer holds `size` bytes; False if the other end closed first."""
         chunks, have = [self.buffer], len(self.buffer)
         while have < size:
+            if deadline is not None:
+                self._wait(deadline, chunks)
             chunk = os.read(self.read_fd, max(size - have, 1 << 16))
             if not chunk:
                 self.buffer = b"".join(chunks)
@@ -267,3 +276,16 @@ class Channel:
             have += len(chunk)
         self.buffer = b"".join(chunks)
         return True
+
+    def _wait(self, deadline, chunks):
+        """Waits until there is something to read, keeping what was read so far."""
+        poller = select.poll()
+        poller.register(self.read_fd, select.POLLIN)
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not poller.poll(remaining * 1000):
+                if time.monotonic() >= deadline:
+                    self.buffer = b"".join(chunks)
+                    raise TimedOut()
+                continue
+            return

@@ -2,9 +2,12 @@
 
 Protocol (one JSON object per line): the harness writes requests on the driver's stdin
 and reads verdicts on its stdout. The first line the driver writes says it is ready and
-what it could set up. A request holds either `program` (in-process mode: candidate and
-tests as one program) or `candidate`, `prompt`, `test` and `entry_point` (judge mode),
-with the limits.
+what it could set up. A request holds one of:
+- `program`: in-process mode, candidate and tests as one program;
+- `candidate`, `prompt`, `test` and `entry_point`: judge mode, the tests call the candidate;
+- `candidate` and `calls`: a suite of calls, each input one call, judged by the judge;
+- `candidate` and `stdio`: a whole program, run once per test on its standard input;
+with the limits. `calls` and `stdio` name a suite by id, with its data the first time.
 
 The driver runs nothing of any candidate's itself: every sample's processes are
 forked from it, so each starts from the same warm interpreter and leaves nothing
@@ -17,7 +20,7 @@ import signal
 import sys
 
 from . import cgroup, cleanup, confine, sample, seccomp
-from .judge_process import JudgeProcess
+from .judge_process import JudgeProcess, Kept
 
 # Modules that problems and candidates commonly import, imported once here so that no
 # forked sample pays for them.
@@ -41,12 +44,35 @@ class Context:
         self.own_pid_namespace = _own_pid_namespace() if isolate else None
         self.ipc_namespace_per_sample = self.nested and _fresh_ipc_namespace()
         self.judge = JudgeProcess()
+        self.suites = Suites()
         # Each sample's own /tmp and /dev/shm, where the level allows (see main).
         self.fresh_mounts = None
 
     @property
     def nested(self):
         return self.own_pid_namespace is not None
+
+
+class Suites:
+    """The suites of tests (call and standard-input problems) this driver holds, by id.
+    The harness keeps the same list of ids and sends a suite's data only with the first
+    request that needs it since it was last dropped."""
+
+    KEPT = 8
+
+    def __init__(self):
+        self.kept = Kept(self.KEPT)
+
+    def get(self, reference):
+        """(id, suite) for a request's reference: its id, and its data if sent."""
+        suite_id = reference["id"]
+        suite = self.kept.touch(suite_id)
+        if suite is None:
+            if "suite" not in reference:
+                raise KeyError(f"suite {suite_id} was neither sent nor kept")
+            suite = reference["suite"]
+            self.kept.keep(suite_id, suite)
+        return suite_id, suite
 
 
 def _own_pid_namespace():

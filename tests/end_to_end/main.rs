@@ -7,6 +7,7 @@ mod bad_input;
 mod bundled;
 mod container;
 mod degraded;
+mod formats;
 mod hostile;
 mod humaneval;
 mod judge;

@@ -8,6 +8,8 @@ use std::time::Duration;
 use passk_runner::{Interpreter, Limits, PoolOptions, SandboxMode, VerdictMode};
 
 use crate::error::CommandError;
+use crate::input::InputError;
+use crate::problems::{Format, SetOptions};
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum VerdictsArg {
@@ -27,7 +29,8 @@ pub struct EvaluateArgs {
     /// Samples (.jsonl or .jsonl.gz, or `-` for standard input): `task_id` and
     /// `completion` or `solution` per line.
     pub samples: PathBuf,
-    /// A HumanEval-format problem file (.jsonl or .jsonl.gz), or a bundled set's name.
+    /// A problem file (.jsonl, .json or .gz: HumanEval, MBPP, HumanEval+/MBPP+, APPS,
+    /// CodeContests or LiveCodeBench; see --format), or a bundled set's name.
     #[arg(long)]
     pub problems: String,
     /// The k values of pass@k, comma-separated.
@@ -35,6 +38,8 @@ pub struct EvaluateArgs {
     pub k: Vec<u64>,
     #[command(flatten)]
     pub runner: RunnerArgs,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
     #[command(flatten)]
     pub uncertainty: UncertaintyArgs,
     /// Where to write per-sample results [default: <SAMPLES>_results.jsonl; for standard
@@ -82,11 +87,14 @@ pub struct EvaluateArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
-    /// A HumanEval-format problem file (.jsonl or .jsonl.gz), or a bundled set's name.
+    /// A problem file (.jsonl, .json or .gz: HumanEval, MBPP, HumanEval+/MBPP+, APPS,
+    /// CodeContests or LiveCodeBench; see --format), or a bundled set's name.
     #[arg(long)]
     pub problems: String,
     #[command(flatten)]
     pub runner: RunnerArgs,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
     /// A canonical solution taking more than this share of the limit is reported as
     /// close to it.
     #[arg(long, value_name = "SHARE", default_value = "0.5", value_parser = parse_factor)]
@@ -187,6 +195,70 @@ impl RunnerArgs {
     }
 }
 
+/// How a problem set's tests are run: shared by `evaluate` and `validate`.
+#[derive(Debug, clap::Args)]
+pub struct SuiteArgs {
+    /// The problem file's format [default: told from its first record].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// MBPP: run the challenge asserts too.
+    #[arg(long)]
+    pub challenge_tests: bool,
+    /// HumanEval+ and MBPP+: run only the base inputs.
+    #[arg(long)]
+    pub base_only: bool,
+    /// Run every test (or input) of a sample, instead of stopping at the first that fails,
+    /// so that the fraction of tests passed is exact.
+    #[arg(long)]
+    pub all_tests: bool,
+    /// HumanEval+ and MBPP+: the least time limit of an input, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = SetOptions::default().min_time_limit, value_parser = parse_factor)]
+    pub min_time_limit: f64,
+    /// HumanEval+ and MBPP+: an input's limit is this many times the canonical solution's
+    /// time on it (or --min-time-limit, if more).
+    #[arg(long, value_name = "FACTOR", default_value_t = SetOptions::default().time_limit_factor, value_parser = parse_factor)]
+    pub time_limit_factor: f64,
+    /// Standard-input problems: two numbers match when they differ by at most this much,
+    /// absolutely or relatively (by default, as decimals, exactly).
+    #[arg(long, value_name = "TOLERANCE", value_parser = parse_factor)]
+    pub float_tolerance: Option<f64>,
+    /// Standard-input problems with many right answers: a Python program run as
+    /// `checker.py INPUT OUTPUT ANSWER`, whose exit status 0 accepts the output.
+    #[arg(long, value_name = "FILE", conflicts_with = "float_tolerance")]
+    pub checker: Option<PathBuf>,
+    /// Where HumanEval+'s and MBPP+'s expected outputs are cached [default:
+    /// $XDG_CACHE_HOME/passk or ~/.cache/passk].
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl SuiteArgs {
+    pub fn set_options(&self, timeout: Duration) -> Result<SetOptions, CommandError> {
+        let checker = match &self.checker {
+            None => None,
+            Some(path) => Some(
+                std::fs::read_to_string(path)
+                    .map_err(|source| InputError::Checker { path: path.display().to_string(), source })?,
+            ),
+        };
+        Ok(SetOptions {
+            format: self.format,
+            challenge_tests: self.challenge_tests,
+            base_only: self.base_only,
+            all_tests: self.all_tests,
+            min_time_limit: self.min_time_limit,
+            time_limit_factor: self.time_limit_factor,
+            float_tolerance: self.float_tolerance,
+            checker,
+            timeout,
+        })
+    }
+
+    pub fn cache_dir(&self) -> PathBuf {
+        self.cache_dir.clone().unwrap_or_else(crate::problems::expected::default_cache_dir)
+    }
+}
+
 /// How the uncertainty of the scores is measured: shared by `evaluate` and `score`.
 #[derive(Debug, clap::Args)]
 pub struct UncertaintyArgs {
@@ -265,12 +337,16 @@ pub struct CompareArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct CanonicalArgs {
-    /// A HumanEval-format problem file (.jsonl or .jsonl.gz), or a bundled set's name.
+    /// A problem file (.jsonl, .json or .gz: HumanEval, MBPP, HumanEval+/MBPP+, APPS,
+    /// CodeContests or LiveCodeBench; see --format), or a bundled set's name.
     #[arg(long)]
     pub problems: String,
     /// Where to write the samples [default: standard output].
     #[arg(long)]
     pub output: Option<PathBuf>,
+    /// The problem file's format [default: told from its first record].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
 }
 
 #[derive(Debug, clap::Args)]

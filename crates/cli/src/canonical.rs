@@ -10,7 +10,7 @@ use passk_runner::{CancellationToken, Candidate, Job, Pool, PoolOptions, Program
 use tokio::sync::mpsc;
 
 use crate::error::CommandError;
-use crate::input::ProblemSet;
+use crate::problems::ProblemSet;
 use crate::report::{agree, plural};
 
 /// How many times each canonical solution runs when calibrating; the slowest counts.
@@ -130,9 +130,13 @@ pub async fn validate(options: PoolOptions, problems: &ProblemSet, close: f64) -
 
 /// `passk canonical`: the set's canonical solutions as a samples file, in set order, to
 /// `output` (written whole or not at all) or standard output.
-pub fn write_samples(problems: &str, output: Option<&std::path::Path>) -> Result<(), CommandError> {
+pub fn write_samples(
+    problems: &str,
+    format: Option<crate::problems::Format>,
+    output: Option<&std::path::Path>,
+) -> Result<(), CommandError> {
     use std::io::Write;
-    let problems = ProblemSet::load(problems)?;
+    let problems = ProblemSet::load(problems, &crate::problems::SetOptions { format, ..Default::default() })?;
     let mut text = Vec::new();
     let mut missing = Vec::new();
     for problem in &problems.problems {

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use passk_runner::{Program, Verdict};
+use passk_runner::{Program, Tests, Verdict};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -17,7 +17,11 @@ pub type Key = [u8; 32];
 pub fn key(program: &Program) -> Key {
     let problem = program.problem();
     let mut hasher = Sha256::new();
-    for part in [program.candidate_code(), &problem.prompt, &problem.test, &problem.entry_point] {
+    let tests = match &problem.tests {
+        Tests::Check(test) => test.as_str(),
+        Tests::Calls(suite) | Tests::Stdio(suite) => suite.id.as_str(),
+    };
+    for part in [program.candidate_code(), &problem.prompt, tests, &problem.entry_point] {
         // Each part's length first, so that no two programs hash the same parts alike.
         hasher.update((part.len() as u64).to_le_bytes());
         hasher.update(part.as_bytes());
@@ -38,7 +42,7 @@ pub enum Offer {
     /// Run it: no verdict for its program is known or on its way.
     Run(Sample),
     /// Its verdict is already known.
-    Known(Sample, Verdict),
+    Known(Sample, Box<Verdict>),
     /// Its program is running for an earlier sample; it gets the same verdict.
     Waiting,
 }
@@ -64,7 +68,7 @@ impl Dedup {
         if self.enabled {
             if let Some(verdict) = self.known.get(&key) {
                 self.reused += 1;
-                return Offer::Known(sample, verdict.clone());
+                return Offer::Known(sample, Box::new(verdict.clone()));
             }
             if let Some(waiting) = self.waiting.get_mut(&key) {
                 self.reused += 1;

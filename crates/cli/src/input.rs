@@ -1,15 +1,11 @@
 //! What passk reads: problem sets, samples and results, and what is wrong with them.
 
-use std::collections::HashMap;
-use std::path::Path;
-
-use std::sync::Arc;
-
-use passk_runner::{Candidate, ProblemCode};
+use passk_runner::Candidate;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::jsonl::{JsonlReader, Record};
+use crate::jsonl::Record;
+use crate::problems::ProblemSet;
 
 /// A problem in a file or record that cannot be used. Every message names the file and,
 /// where there is one, the line and the field or value at fault.
@@ -36,6 +32,20 @@ pub enum InputError {
     Missing { path: String, line: usize, field: &'static str },
     #[error("{path}:{line}: field `{field}` must be {expected}")]
     WrongType { path: String, line: usize, field: &'static str, expected: &'static str },
+    #[error("{path}:{line}: field `{field}` {message}")]
+    Field { path: String, line: usize, field: &'static str, message: String },
+    #[error("{path}:{line}: cannot tell the format from the fields ({fields}); name it with --format")]
+    UnknownFormat { path: String, line: usize, fields: String },
+    #[error("{path}:{line}: task {task_id}: none of the functions the reference `code` defines is called by `test_list`, so the entry point is unknown")]
+    NoEntryPoint { path: String, line: usize, task_id: String },
+    #[error("--verdicts in-process runs test code with the candidate; {path} is in the {format} format, whose tests are inputs and expected outputs, judged by passk's judge")]
+    InProcessFormat { path: String, format: &'static str },
+    #[error("{path}: cannot read --checker")]
+    Checker {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("{path}:{line}: field `entry_point` is {value:?}, which is not a Python identifier")]
     EntryPoint { path: String, line: usize, value: String },
     #[error("{path}:{line}: task_id {task_id:?} appears again (first on line {first})")]
@@ -95,97 +105,6 @@ pub fn string_field(
     }
 }
 
-/// One HumanEval-style problem.
-#[derive(Debug, Clone)]
-pub struct Problem {
-    pub task_id: String,
-    /// The prompt, the tests and the entry point.
-    pub code: Arc<ProblemCode>,
-    pub canonical_solution: Option<String>,
-}
-
-/// Problem sets compiled into the binary, so they work wherever passk does.
-const BUNDLED: [(&str, &str); 1] = [("basic", include_str!("../../../problems/basic.jsonl"))];
-
-/// A problem set, in file order, with its problems findable by task id.
-#[derive(Debug)]
-pub struct ProblemSet {
-    /// The file's path, or the bundled set's name.
-    pub name: String,
-    /// The SHA-256 of the file as stored, or of the bundled text.
-    pub sha256: String,
-    pub problems: Vec<Problem>,
-    by_id: HashMap<String, usize>,
-}
-
-impl ProblemSet {
-    /// Loads a problem file, or a bundled set by name when no such file exists.
-    pub fn load(name: &str) -> Result<ProblemSet, InputError> {
-        let path = Path::new(name);
-        if path.exists() {
-            let sha256 = crate::provenance::sha256_file(path)
-                .map_err(|source| InputError::Open { path: name.to_owned(), source })?;
-            return ProblemSet::read(JsonlReader::open(path)?, sha256);
-        }
-        match BUNDLED.iter().find(|(bundled, _)| *bundled == name) {
-            Some((bundled, text)) => ProblemSet::read(
-                JsonlReader::from_text(bundled, text),
-                crate::provenance::sha256_bytes(text.as_bytes()),
-            ),
-            None => Err(InputError::UnknownProblemSet {
-                name: name.to_owned(),
-                bundled: BUNDLED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
-            }),
-        }
-    }
-
-    fn read(reader: JsonlReader, sha256: String) -> Result<ProblemSet, InputError> {
-        let name = reader.source().to_owned();
-        let mut problems = Vec::new();
-        let mut by_id = HashMap::new();
-        let mut first_line = HashMap::new();
-        for record in reader {
-            let (line, object) = record?;
-            let field = |field| string_field(&name, line, &object, field);
-            let task_id = field("task_id")?;
-            let prompt = field("prompt")?;
-            let entry_point = field("entry_point")?;
-            let test = field("test")?;
-            let canonical_solution = match object.get("canonical_solution") {
-                None | Some(Value::Null) => None,
-                Some(_) => Some(field("canonical_solution")?),
-            };
-            if !is_identifier(&entry_point) {
-                return Err(InputError::EntryPoint { path: name, line, value: entry_point });
-            }
-            let code = Arc::new(ProblemCode { prompt, test, entry_point });
-            let problem = Problem { task_id, code, canonical_solution };
-            if let Some(&first) = first_line.get(&problem.task_id) {
-                return Err(InputError::DuplicateTask { path: name, line, task_id: problem.task_id, first });
-            }
-            first_line.insert(problem.task_id.clone(), line);
-            by_id.insert(problem.task_id.clone(), problems.len());
-            problems.push(problem);
-        }
-        if problems.is_empty() {
-            return Err(InputError::Empty { path: name, what: "problems" });
-        }
-        Ok(ProblemSet { name, sha256, problems, by_id })
-    }
-
-    /// The position of a problem in the set.
-    pub fn position(&self, task_id: &str) -> Option<usize> {
-        self.by_id.get(task_id).copied()
-    }
-}
-
-/// Whether `name` can be called as `check(name)`: a Python identifier (ASCII subset).
-fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
-        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
-}
-
 /// A validated sample: which problem it answers, its candidate, and all its fields.
 #[derive(Debug)]
 pub struct Sample {
@@ -197,8 +116,16 @@ pub struct Sample {
 
 /// Checks one samples-file record against the problem set.
 pub fn sample(source: &str, problems: &ProblemSet, record: Record) -> Result<Sample, InputError> {
-    let (line, fields) = record;
-    let task_id = string_field(source, line, &fields, "task_id")?;
+    let (line, mut fields) = record;
+    let task_id = match fields.get("task_id") {
+        // MBPP's and APPS's own ids are numbers; the results name the problem as the set does.
+        Some(Value::Number(number)) if problems.numeric_ids() && (number.is_u64() || number.is_i64()) => {
+            let id = number.to_string();
+            fields.insert("task_id".into(), Value::String(id.clone()));
+            id
+        }
+        _ => string_field(source, line, &fields, "task_id")?,
+    };
     let problem = problems.position(&task_id).ok_or_else(|| InputError::UnknownTask {
         path: source.to_owned(),
         line,
@@ -212,25 +139,4 @@ pub fn sample(source: &str, problems: &ProblemSet, record: Record) -> Result<Sam
         (false, false) => return Err(InputError::NoCandidate { path: source.to_owned(), line }),
     };
     Ok(Sample { line, problem, candidate, fields })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn identifiers() {
-        assert!(is_identifier("has_close_elements"));
-        assert!(is_identifier("_f2"));
-        assert!(!is_identifier(""));
-        assert!(!is_identifier("2f"));
-        assert!(!is_identifier("f); import os; os.system('x'"));
-    }
-
-    #[test]
-    fn the_bundled_set_loads() {
-        let set = ProblemSet::load("basic").unwrap();
-        assert!(set.problems.len() >= 20);
-        assert!(set.problems.iter().all(|p| p.canonical_solution.is_some()));
-    }
 }

@@ -1,7 +1,7 @@
 //! Line-numbered reading of JSON Lines files, plain or gzip-compressed.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use serde_json::{Map, Value};
@@ -66,7 +66,9 @@ impl JsonlReader {
         &self.source
     }
 
-    fn next_record(&mut self) -> Option<Result<Record, InputError>> {
+    /// The next line that is not blank, as text, with its number; the first is refused
+    /// when it shows the file is not JSON Lines.
+    pub fn next_text(&mut self) -> Option<Result<(usize, &str), InputError>> {
         loop {
             self.buffer.clear();
             self.line += 1;
@@ -87,12 +89,28 @@ impl JsonlReader {
                     return Some(Err(InputError::NotJsonLines { path: self.source.clone(), line, shape }));
                 }
             }
-            return Some(match serde_json::from_str::<Value>(&self.buffer) {
-                Ok(Value::Object(object)) => Ok((line, object)),
-                Ok(_) => Err(InputError::NotObject { path: self.source.clone(), line }),
-                Err(error) => Err(InputError::Json { path: self.source.clone(), line, message: error.to_string() }),
-            });
+            return Some(Ok((line, &self.buffer)));
         }
+    }
+
+    fn next_record(&mut self) -> Option<Result<Record, InputError>> {
+        let source = self.source.clone();
+        Some(self.next_text()?.and_then(|(line, text)| match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(object)) => Ok((line, object)),
+            Ok(_) => Err(InputError::NotObject { path: source, line }),
+            Err(error) => Err(InputError::Json { path: source, line, message: error.to_string() }),
+        }))
+    }
+
+    /// The whole of what is left to read, as text.
+    pub fn rest(mut self) -> Result<String, InputError> {
+        let mut text = String::new();
+        self.lines.read_to_string(&mut text).map_err(|source| InputError::Read {
+            path: self.source.clone(),
+            line: self.line + 1,
+            source,
+        })?;
+        Ok(text)
     }
 }
 

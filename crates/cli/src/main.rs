@@ -18,6 +18,7 @@ mod input;
 mod jsonl;
 mod lock;
 mod output;
+mod problems;
 mod provenance;
 mod report;
 mod resume;
@@ -126,15 +127,17 @@ fn run(command: Command) -> Result<(), CommandError> {
             }
             calc::calc(&problems, &args.k, args.json)
         }
-        Command::Canonical(args) => canonical::write_samples(&args.problems, args.output.as_deref()),
+        Command::Canonical(args) => canonical::write_samples(&args.problems, args.format, args.output.as_deref()),
         Command::Evaluate(args) => {
-            let options = evaluate::EvaluateOptions::from_args(args);
+            let options = evaluate::EvaluateOptions::from_args(args)?;
             runtime()?.block_on(evaluate::evaluate(options))
         }
         Command::Validate(args) => {
-            let problems = input::ProblemSet::load(&args.problems)?;
+            let set = args.suite.set_options(args.runner.timeout)?;
+            let mut problems = problems::ProblemSet::load(&args.problems, &set)?;
             runtime()?.block_on(async {
                 let options = args.runner.pool_options().await?;
+                problems::expected::attach(&mut problems, &set, options.clone(), &args.suite.cache_dir()).await?;
                 canonical::validate(options, &problems, args.close).await
             })
         }

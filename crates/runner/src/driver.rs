@@ -1,5 +1,6 @@
 //! One warm interpreter: the harness's end of the driver protocol.
 
+use std::collections::VecDeque;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 
 use crate::process::GroupLeader;
-use crate::program::{Program, VerdictMode};
+use crate::program::{Program, Suite, Tests, VerdictMode};
 use crate::sandbox::{HelperPolicy, Level, Limits as SandboxLimits, SandboxContext};
 use crate::verdict::Verdict;
 
@@ -20,6 +21,8 @@ const START_LIMIT: Duration = Duration::from_secs(30);
 /// How much longer than a candidate's own limit the driver may take to answer. The
 /// driver enforces the limit itself; this only catches a driver that has stopped working.
 const ANSWER_MARGIN: Duration = Duration::from_secs(10);
+/// What each run of a candidate may take beyond its limit, in a sample of several runs.
+const RUN_MARGIN: Duration = Duration::from_secs(1);
 /// How long a stopping driver gets to clean up after SIGTERM before SIGKILL.
 const STOP_GRACE: Duration = Duration::from_secs(2);
 
@@ -79,29 +82,78 @@ pub(crate) struct Limits {
     pub(crate) verdicts: VerdictMode,
 }
 
+/// How many suites a driver keeps; `sandbox/passk_driver/worker.py` keeps as many.
+const SUITES_KEPT: usize = 8;
+
+/// The ids of the suites a driver holds, most recent last, kept in step with the driver's
+/// own list: both touch an id on every request that names it, and drop the oldest.
+#[derive(Debug, Default)]
+struct KeptSuites(VecDeque<String>);
+
+impl KeptSuites {
+    /// Whether the driver holds `id` (now the most recent); if not, it will after this
+    /// request, which must carry the suite.
+    fn touch(&mut self, id: &str) -> bool {
+        if let Some(at) = self.0.iter().position(|kept| kept == id) {
+            let kept = self.0.remove(at).expect("the position was just found");
+            self.0.push_back(kept);
+            return true;
+        }
+        self.0.push_back(id.to_owned());
+        if self.0.len() > SUITES_KEPT {
+            self.0.pop_front();
+        }
+        false
+    }
+}
+
+/// A suite named by id, with its data if the driver does not hold it.
+#[derive(Serialize)]
+struct SuiteReference<'a> {
+    id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suite: Option<&'a serde_json::Value>,
+}
+
 /// The code of one sample, as the driver takes it in each mode.
 #[derive(Serialize)]
 #[serde(untagged)]
 enum Code<'a> {
     InProcess { program: String },
     Judged { candidate: &'a str, prompt: &'a str, test: &'a str, entry_point: &'a str },
+    Calls { candidate: &'a str, calls: SuiteReference<'a> },
+    Stdio { candidate: &'a str, stdio: SuiteReference<'a> },
 }
 
 impl<'a> Code<'a> {
-    fn of(program: &'a Program, verdicts: VerdictMode) -> Code<'a> {
-        match verdicts {
-            VerdictMode::InProcess => Code::InProcess { program: program.in_process_text() },
-            VerdictMode::Judge => {
-                let problem = program.problem();
-                Code::Judged {
-                    candidate: program.candidate_code(),
-                    prompt: &problem.prompt,
-                    test: &problem.test,
-                    entry_point: &problem.entry_point,
-                }
+    fn of(program: &'a Program, verdicts: VerdictMode, kept: &mut KeptSuites) -> Code<'a> {
+        let problem = program.problem();
+        let candidate = program.candidate_code();
+        let mut reference =
+            |suite: &'a Suite| SuiteReference { id: &suite.id, suite: (!kept.touch(&suite.id)).then_some(&suite.data) };
+        match (&problem.tests, verdicts) {
+            (Tests::Calls(suite), _) => Code::Calls { candidate, calls: reference(suite) },
+            (Tests::Stdio(suite), _) => Code::Stdio { candidate, stdio: reference(suite) },
+            (Tests::Check(_), VerdictMode::InProcess) => {
+                Code::InProcess { program: program.in_process_text().expect("tests that are code") }
+            }
+            (Tests::Check(test), VerdictMode::Judge) => {
+                Code::Judged { candidate, prompt: &problem.prompt, test, entry_point: &problem.entry_point }
             }
         }
     }
+}
+
+/// How long a driver may take over a sample before it counts as stuck: the sample's own
+/// limit for each of its runs, and a margin.
+fn answer_limit(program: &Program, timeout: Duration) -> Duration {
+    let runs = match &program.problem().tests {
+        Tests::Check(_) => return timeout + ANSWER_MARGIN,
+        Tests::Calls(suite) | Tests::Stdio(suite) => suite,
+    };
+    let each = runs.budget.unwrap_or(timeout * u32::try_from(runs.runs).unwrap_or(u32::MAX));
+    // Every run also pays for its fork and clean-up.
+    each + RUN_MARGIN * u32::try_from(runs.runs).unwrap_or(u32::MAX) + ANSWER_MARGIN
 }
 
 #[derive(Serialize)]
@@ -125,6 +177,7 @@ pub(crate) struct Driver {
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     line: String,
+    suites: KeptSuites,
 }
 
 impl Driver {
@@ -166,7 +219,13 @@ impl Driver {
             }
             let _ = stderr_tx.send(early.join("\n"));
         });
-        let mut driver = Driver { leader, stdin, stdout: BufReader::new(stdout), line: String::new() };
+        let mut driver = Driver {
+            leader,
+            stdin,
+            stdout: BufReader::new(stdout),
+            line: String::new(),
+            suites: KeptSuites::default(),
+        };
         let ready = match tokio::time::timeout(START_LIMIT, driver.read_message::<Ready>()).await {
             Ok(Ok(ready)) => {
                 ready_flag.store(true, Ordering::Relaxed);
@@ -200,7 +259,7 @@ impl Driver {
     pub(crate) async fn run(&mut self, program: &Program, limits: Limits) -> Result<Verdict, DriverError> {
         let sandbox = limits.sandbox;
         let request = Request {
-            code: Code::of(program, limits.verdicts),
+            code: Code::of(program, limits.verdicts, &mut self.suites),
             timeout: limits.timeout.as_secs_f64(),
             output_cap: limits.output_cap,
             memory_bytes: (sandbox.memory_mib > 0).then_some(sandbox.memory_mib << 20),
@@ -216,7 +275,7 @@ impl Driver {
             self.stdin.flush().await.map_err(DriverError::Pipe)?;
             self.read_message::<Verdict>().await
         };
-        match tokio::time::timeout(limits.timeout + ANSWER_MARGIN, exchange).await {
+        match tokio::time::timeout(answer_limit(program, limits.timeout), exchange).await {
             Ok(answer) => answer,
             Err(_) => Err(DriverError::Unresponsive),
         }

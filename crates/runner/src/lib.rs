@@ -34,10 +34,10 @@ mod verdict;
 pub use interpreter::{Interpreter, InterpreterError};
 pub use pool::{DriverFacts, Job, Pool, PoolError, PoolOptions};
 pub use process::protect_this_process;
-pub use program::{Candidate, ProblemCode, Program, VerdictMode};
+pub use program::{Candidate, ProblemCode, Program, Suite, Tests, VerdictMode};
 pub use sandbox::{Isolation, Level, Limits, SandboxMode};
 pub use tokio_util::sync::CancellationToken;
-pub use verdict::{Status, Verdict};
+pub use verdict::{Phase, Status, TestCounts, Verdict};
 
 /// An error and its causes, on one line: `cannot start worker 1: the driver exited ...`.
 pub fn error_chain(error: &dyn std::error::Error) -> String {

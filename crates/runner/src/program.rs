@@ -1,4 +1,5 @@
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -16,8 +17,46 @@ pub enum Candidate {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProblemCode {
     pub prompt: String,
-    pub test: String,
+    pub tests: Tests,
     pub entry_point: String,
+}
+
+/// How a problem tests a candidate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tests {
+    /// Test code that defines `check(candidate)`, as in HumanEval (and MBPP's asserts,
+    /// put in that form).
+    Check(String),
+    /// Calls of the entry point with inputs, each answer compared with an expected
+    /// output by the judge (EvalPlus, LeetCode-style problems).
+    Calls(Arc<Suite>),
+    /// Runs of the whole program on standard input, its output compared with the
+    /// expected output (CodeContests, APPS, LiveCodeBench).
+    Stdio(Arc<Suite>),
+}
+
+/// Tests that travel to the driver as data: inputs, expected outputs, and how to compare
+/// them (read by `sandbox/passk_driver/calls.py` and `stdio.py`). A driver keeps the
+/// suites it was sent, by id, so a suite's data crosses once, not once per sample.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Suite {
+    /// The SHA-256 of the data.
+    pub id: String,
+    pub data: serde_json::Value,
+    /// Runs of a candidate it takes: phases of calls, or tests on standard input.
+    pub runs: usize,
+    /// For calls, the time all its phases may take together (each phase has its own
+    /// limit, in the data); for standard input each run has the job's limit.
+    pub budget: Option<Duration>,
+}
+
+impl Suite {
+    pub fn new(data: serde_json::Value, runs: usize, budget: Option<Duration>) -> Suite {
+        use sha2::Digest;
+        let bytes = serde_json::to_vec(&data).expect("a JSON value always serializes");
+        let id = format!("{:x}", sha2::Sha256::digest(&bytes));
+        Suite { id, data, runs, budget }
+    }
 }
 
 /// Who decides a verdict.
@@ -59,9 +98,13 @@ impl Program {
     }
 
     /// The candidate, then the problem's tests, then the call that runs them, exactly as
-    /// the reference harness assembles them (in-process mode).
-    pub fn in_process_text(&self) -> String {
-        format!("{}\n{}\ncheck({})", self.candidate, self.problem.test, self.problem.entry_point)
+    /// the reference harness assembles them (in-process mode); None for tests that are
+    /// not code.
+    pub fn in_process_text(&self) -> Option<String> {
+        match &self.problem.tests {
+            Tests::Check(test) => Some(format!("{}\n{}\ncheck({})", self.candidate, test, self.problem.entry_point)),
+            Tests::Calls(_) | Tests::Stdio(_) => None,
+        }
     }
 }
 
@@ -70,7 +113,11 @@ mod tests {
     use super::*;
 
     fn problem(prompt: &str, test: &str, entry_point: &str) -> Arc<ProblemCode> {
-        Arc::new(ProblemCode { prompt: prompt.into(), test: test.into(), entry_point: entry_point.into() })
+        Arc::new(ProblemCode {
+            prompt: prompt.into(),
+            tests: Tests::Check(test.into()),
+            entry_point: entry_point.into(),
+        })
     }
 
     #[test]
@@ -81,7 +128,7 @@ mod tests {
         );
         assert_eq!(program.candidate_code(), "def f(x):\n    return x\n");
         assert_eq!(
-            program.in_process_text(),
+            program.in_process_text().unwrap(),
             "def f(x):\n    return x\n\ndef check(c):\n    assert c(1) == 1\ncheck(f)"
         );
     }
@@ -90,6 +137,6 @@ mod tests {
     fn a_solution_replaces_the_prompt() {
         let program = Program::new(&problem("PROMPT", "T", "f"), &Candidate::Solution("def f(x): return x".into()));
         assert_eq!(program.candidate_code(), "def f(x): return x");
-        assert_eq!(program.in_process_text(), "def f(x): return x\nT\ncheck(f)");
+        assert_eq!(program.in_process_text().unwrap(), "def f(x): return x\nT\ncheck(f)");
     }
 }

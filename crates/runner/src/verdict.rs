@@ -78,6 +78,42 @@ pub struct Verdict {
     pub stdout: String,
     #[serde(default)]
     pub stderr: String,
+    /// For a suite of calls, each phase run (EvalPlus's base and plus inputs), in order.
+    #[serde(default)]
+    pub phases: Vec<Phase>,
+    /// For standard-input problems, how many tests passed, ran, and there are.
+    #[serde(default)]
+    pub tests: Option<TestCounts>,
+    /// For standard-input problems, the first test that failed and how.
+    #[serde(default)]
+    pub failure: Option<serde_json::Value>,
+}
+
+/// One phase of a suite of calls: its inputs passed, called, and in all.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Phase {
+    pub phase: String,
+    pub status: Status,
+    pub passed: u64,
+    pub run: u64,
+    pub total: u64,
+    /// The first input that failed: which, its arguments, what came back, what was due.
+    #[serde(default)]
+    pub failure: Option<serde_json::Value>,
+    /// What the canonical solution returned, when it is recorded: the judge's encoding of
+    /// the list of outputs, in base64, and each call's seconds.
+    #[serde(default)]
+    pub outputs: Option<String>,
+    #[serde(default)]
+    pub times: Option<Vec<f64>>,
+}
+
+/// Tests of a standard-input problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+pub struct TestCounts {
+    pub passed: u64,
+    pub run: u64,
+    pub total: u64,
 }
 
 impl Verdict {
@@ -98,6 +134,9 @@ impl Verdict {
             stderr_bytes: 0,
             stdout: String::new(),
             stderr: String::new(),
+            phases: Vec::new(),
+            tests: None,
+            failure: None,
         }
     }
 }

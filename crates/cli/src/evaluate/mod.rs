@@ -16,6 +16,7 @@ mod samples;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use passk_runner::cgroup::Accounting;
@@ -31,6 +32,7 @@ use crate::canonical;
 use crate::document;
 use crate::error::CommandError;
 use crate::input::InputError;
+use crate::problems::{expected, SetOptions};
 use crate::provenance;
 use crate::report::{Report, Subset, Tally};
 use crate::resume;
@@ -71,12 +73,17 @@ pub struct EvaluateOptions {
     /// Give each problem `timeout + factor × its canonical solution's runtime`.
     pub calibrate: Option<f64>,
     pub uncertainty: UncertaintyOptions,
+    /// How the problem set's tests run.
+    pub set: SetOptions,
+    /// Where HumanEval+'s and MBPP+'s expected outputs are cached.
+    pub cache_dir: PathBuf,
 }
 
 impl EvaluateOptions {
-    pub fn from_args(args: EvaluateArgs) -> EvaluateOptions {
+    pub fn from_args(args: EvaluateArgs) -> Result<EvaluateOptions, CommandError> {
         let results = args.results.unwrap_or_else(|| samples::default_results(&args.samples));
-        EvaluateOptions {
+        let set = args.suite.set_options(args.runner.timeout)?;
+        Ok(EvaluateOptions {
             problems: args.problems,
             ks: args.k,
             jobs: args.runner.jobs(),
@@ -96,7 +103,9 @@ impl EvaluateOptions {
             extract: args.extract,
             calibrate: args.calibrate.then_some(args.calibrate_factor),
             uncertainty: args.uncertainty.options(),
-        }
+            set,
+            cache_dir: args.suite.cache_dir(),
+        })
     }
 }
 
@@ -196,7 +205,7 @@ impl Started {
     /// `interrupted` holds the settings of the interrupted run to resume, if any.
     async fn new(
         options: &EvaluateOptions,
-        prepared: Prepared,
+        mut prepared: Prepared,
         interrupted: Option<Map<String, Value>>,
     ) -> Result<Started, CommandError> {
         let resumed = match &interrupted {
@@ -219,6 +228,9 @@ impl Started {
             output_cap: OUTPUT_CAP,
             verdicts: options.verdicts,
         };
+        if let Some(problems) = Arc::get_mut(&mut prepared.problems) {
+            expected::attach(problems, &options.set, pool_options.clone(), &options.cache_dir).await?;
+        }
         let calibrated = match options.calibrate {
             Some(factor) => {
                 canonical::calibrate(pool_options.clone(), &prepared.problems, options.timeout, factor).await?

@@ -6,15 +6,16 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use passk_runner::Interpreter;
+use passk_runner::{Interpreter, Tests, VerdictMode};
 use serde_json::{json, Map, Value};
 
 use super::samples::{self, SamplesFile};
 use super::EvaluateOptions;
 use crate::document::ReportPath;
 use crate::error::CommandError;
-use crate::input::{InputError, ProblemSet};
+use crate::input::InputError;
 use crate::lock::ResultsLock;
+use crate::problems::ProblemSet;
 
 /// A run's inputs, checked, and its results file, claimed.
 #[derive(Debug)]
@@ -54,12 +55,26 @@ impl Prepared {
         let report = options.report.as_deref().map(ReportPath::new).transpose()?;
         // Meanwhile the interpreter is found; a bad input is still reported first.
         let checking = {
-            let (problems, given, partial, extract) =
-                (options.problems.clone(), options.samples.clone(), options.partial, options.extract);
+            let (problems, given, partial, extract, set, verdicts) = (
+                options.problems.clone(),
+                options.samples.clone(),
+                options.partial,
+                options.extract,
+                options.set.clone(),
+                options.verdicts,
+            );
             let beside = options.results.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
             let beside = beside.to_owned();
             tokio::task::spawn_blocking(move || {
-                let problems = ProblemSet::load(&problems)?;
+                let problems = ProblemSet::load(&problems, &set)?;
+                let judged_calls =
+                    problems.problems.iter().any(|problem| matches!(problem.code.tests, Tests::Calls(_)));
+                if verdicts == VerdictMode::InProcess && judged_calls {
+                    return Err(InputError::InProcessFormat {
+                        path: problems.name.clone(),
+                        format: problems.format.name(),
+                    });
+                }
                 let samples = SamplesFile::open(&given, &beside)?;
                 let checked = samples::check(&samples, &problems, extract)?;
                 if checked.covered.len() < problems.problems.len() && !partial {
@@ -130,6 +145,20 @@ fn settings(
     settings.insert("retry_timeouts".into(), json!(options.retry_timeouts));
     settings.insert("calibrate".into(), json!(options.calibrate));
     settings.insert("extract".into(), json!(options.extract));
+    settings.insert("format".into(), json!(problems.format));
+    let set = &options.set;
+    settings.insert(
+        "tests".into(),
+        json!({
+            "challenge_tests": set.challenge_tests,
+            "base_only": set.base_only,
+            "all_tests": set.all_tests,
+            "min_time_limit": set.min_time_limit,
+            "time_limit_factor": set.time_limit_factor,
+            "float_tolerance": set.float_tolerance,
+            "checker_sha256": set.checker.as_deref().map(|text| crate::provenance::sha256_bytes(text.as_bytes())),
+        }),
+    );
     settings.insert("python".into(), json!(interpreter.executable.display().to_string()));
     settings.insert("python_version".into(), json!(interpreter.version));
     settings

@@ -17,7 +17,8 @@ use super::samples::{self, Feed, Pending, SamplesFile};
 use super::EvaluateOptions;
 use crate::dedup::{Dedup, Key, Offer, Sample};
 use crate::error::CommandError;
-use crate::input::{InputError, ProblemSet};
+use crate::input::InputError;
+use crate::problems::ProblemSet;
 use crate::retry::TimedOut;
 
 /// How many samples may be read ahead of the verdicts decided. Samples waiting for an

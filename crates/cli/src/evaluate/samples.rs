@@ -14,8 +14,9 @@ use tokio::sync::mpsc;
 
 use crate::dedup::{self, Key, Sample};
 use crate::extract;
-use crate::input::{self, InputError, ProblemSet};
+use crate::input::{self, InputError};
 use crate::jsonl::JsonlReader;
+use crate::problems::{Format, ProblemSet};
 
 /// The name the command line gives standard input.
 pub const STDIN: &str = "-";
@@ -200,7 +201,7 @@ pub fn feed(
         } else {
             sample.candidate
         };
-        let program = Program::new(&problem.code, &candidate);
+        let program = Program::new(&problem.code, &program_of(problems.format, candidate));
         let pending_sample = Pending {
             sample: Sample { index, fields: sample.fields },
             key: dedup::key(&program),
@@ -214,6 +215,15 @@ pub fn feed(
         }
     }
     Ok(())
+}
+
+/// The candidate as its format runs it. An MBPP sample is a whole program whichever
+/// field holds it, and follows the problem's setup code (its "prompt").
+fn program_of(format: Format, candidate: Candidate) -> Candidate {
+    match (format, candidate) {
+        (Format::Mbpp | Format::MbppSanitized, Candidate::Solution(text)) => Candidate::Completion(text),
+        (_, candidate) => candidate,
+    }
 }
 
 #[cfg(test)]

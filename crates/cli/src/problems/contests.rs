@@ -1,0 +1,341 @@
+//! Programming-contest suites: APPS, CodeContests and LiveCodeBench. Most of their
+//! problems are whole programs that read standard input and write standard output; the
+//! rest (APPS's `fn_name`, LiveCodeBench's functional tests) call a function or a
+//! LeetCode-style `Solution` method with JSON arguments.
+
+use std::io::Read;
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine;
+use passk_runner::{ProblemCode, Suite, Tests};
+use serde_json::{json, Map, Value};
+
+use super::{Problem, SetOptions};
+use crate::input::{string_field, InputError};
+
+/// CodeContests's language number for Python 3.
+const CODE_CONTESTS_PYTHON3: u64 = 3;
+
+/// A standard-input test.
+struct Test {
+    input: String,
+    output: String,
+}
+
+/// APPS: `input_output` is JSON text of `inputs`, `outputs` and, for calls, `fn_name`.
+pub fn apps(
+    source: &str,
+    line: usize,
+    object: &Map<String, Value>,
+    options: &SetOptions,
+) -> Result<Problem, InputError> {
+    let task_id = super::task_id(source, line, object, "problem_id")?;
+    let bad = |message: String| InputError::Field { path: source.to_owned(), line, field: "input_output", message };
+    let tests: Value = match object.get("input_output") {
+        Some(Value::String(text)) => serde_json::from_str(text).map_err(|error| bad(format!("not JSON: {error}")))?,
+        Some(value @ Value::Object(_)) => value.clone(),
+        _ => return Err(InputError::Missing { path: source.to_owned(), line, field: "input_output" }),
+    };
+    let list = |name: &str| {
+        tests.get(name).and_then(Value::as_array).cloned().ok_or_else(|| bad(format!("has no list `{name}`")))
+    };
+    let (inputs, outputs) = (list("inputs")?, list("outputs")?);
+    if inputs.len() != outputs.len() {
+        return Err(bad(format!("has {} inputs but {} outputs", inputs.len(), outputs.len())));
+    }
+    let canonical_solution = match object.get("solutions") {
+        Some(Value::String(text)) => serde_json::from_str::<Vec<String>>(text).ok().and_then(|s| s.into_iter().next()),
+        Some(Value::Array(items)) => items.first().and_then(Value::as_str).map(str::to_owned),
+        _ => None,
+    };
+    let starter = object.get("starter_code").and_then(Value::as_str).unwrap_or_default();
+    let tests = match tests.get("fn_name").and_then(Value::as_str) {
+        Some(name) => {
+            let entry_point =
+                if starter.contains("class Solution") { format!("Solution.{name}") } else { name.to_owned() };
+            let inputs = Value::Array(inputs).to_string();
+            let expected = Value::Array(outputs).to_string();
+            return Ok(Problem {
+                task_id,
+                code: Arc::new(ProblemCode {
+                    prompt: String::new(),
+                    tests: calls(
+                        &entry_point,
+                        "apps",
+                        "arguments",
+                        inputs,
+                        expected,
+                        "values",
+                        tests_len(&tests),
+                        options,
+                    ),
+                    entry_point,
+                }),
+                canonical_solution,
+                evalplus: None,
+            });
+        }
+        None => {
+            let text = |value: &Value| match value {
+                Value::String(text) => Some(text.clone()),
+                Value::Array(lines) => lines
+                    .iter()
+                    .map(|l| l.as_str().map(str::to_owned))
+                    .collect::<Option<Vec<_>>>()
+                    .map(|l| l.join("\n")),
+                _ => None,
+            };
+            let tests = inputs
+                .iter()
+                .zip(&outputs)
+                .map(|(input, output)| Some(Test { input: text(input)?, output: text(output)? }))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| bad("holds a test that is neither text nor a list of lines".into()))?;
+            stdio(&tests, options)
+        }
+    };
+    Ok(Problem {
+        task_id,
+        code: Arc::new(ProblemCode { prompt: String::new(), tests, entry_point: String::new() }),
+        canonical_solution,
+        evalplus: None,
+    })
+}
+
+fn tests_len(tests: &Value) -> usize {
+    tests.get("inputs").and_then(Value::as_array).map_or(0, Vec::len)
+}
+
+/// CodeContests: public, private and generated tests, each `{input: [...], output: [...]}`.
+pub fn code_contests(
+    source: &str,
+    line: usize,
+    object: &Map<String, Value>,
+    options: &SetOptions,
+) -> Result<Problem, InputError> {
+    let task_id = string_field(source, line, object, "name")?;
+    let mut tests = Vec::new();
+    for field in ["public_tests", "private_tests", "generated_tests"] {
+        let Some(group) = object.get(field) else { continue };
+        let bad =
+            |message: &str| InputError::Field { path: source.to_owned(), line, field, message: message.to_owned() };
+        let strings = |name: &str| -> Result<Vec<String>, InputError> {
+            group
+                .get(name)
+                .and_then(Value::as_array)
+                .ok_or_else(|| bad(&format!("has no list `{name}`")))?
+                .iter()
+                .map(|item| {
+                    item.as_str()
+                        .map(str::to_owned)
+                        .ok_or_else(|| bad(&format!("`{name}` holds a value that is not text")))
+                })
+                .collect()
+        };
+        let (inputs, outputs) = (strings("input")?, strings("output")?);
+        if inputs.len() != outputs.len() {
+            return Err(bad("has as many inputs as outputs"));
+        }
+        tests.extend(inputs.into_iter().zip(outputs).map(|(input, output)| Test { input, output }));
+    }
+    if tests.is_empty() {
+        return Err(InputError::Field {
+            path: source.to_owned(),
+            line,
+            field: "public_tests",
+            message: "no tests at all".into(),
+        });
+    }
+    let canonical_solution = object.get("solutions").and_then(|solutions| {
+        let languages = solutions.get("language")?.as_array()?;
+        let texts = solutions.get("solution")?.as_array()?;
+        let at = languages.iter().position(|language| language.as_u64() == Some(CODE_CONTESTS_PYTHON3))?;
+        texts.get(at)?.as_str().map(str::to_owned)
+    });
+    let code =
+        Arc::new(ProblemCode { prompt: String::new(), tests: stdio(&tests, options), entry_point: String::new() });
+    Ok(Problem { task_id, code, canonical_solution, evalplus: None })
+}
+
+/// LiveCodeBench: public test cases as JSON text, private ones as JSON text or as
+/// base64 of zlib of a pickle of JSON text; `testtype` is `stdin` or `functional`.
+pub fn livecodebench(
+    source: &str,
+    line: usize,
+    object: &Map<String, Value>,
+    options: &SetOptions,
+) -> Result<Problem, InputError> {
+    let task_id = super::task_id(source, line, object, "question_id")?;
+    let mut cases = Vec::new();
+    for field in ["public_test_cases", "private_test_cases"] {
+        let bad = |message: String| InputError::Field { path: source.to_owned(), line, field, message };
+        let text = match object.get(field) {
+            None | Some(Value::Null) => continue,
+            Some(Value::String(text)) => text.clone(),
+            Some(value @ Value::Array(_)) => value.to_string(),
+            Some(_) => return Err(bad("is neither text nor a list".into())),
+        };
+        let decoded = match serde_json::from_str::<Value>(&text) {
+            Ok(value) => value,
+            Err(_) => serde_json::from_str(&unpickle_text(&text).map_err(bad)?)
+                .map_err(|error| bad(format!("holds no JSON: {error}")))?,
+        };
+        let Value::Array(items) = decoded else { return Err(bad("is not a list of test cases".into())) };
+        for item in items {
+            let case = |name: &str| {
+                item.get(name)
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .ok_or_else(|| bad(format!("has a test case without `{name}`")))
+            };
+            cases.push((case("input")?, case("output")?, case("testtype")?));
+        }
+    }
+    if cases.is_empty() {
+        return Err(InputError::Field {
+            path: source.to_owned(),
+            line,
+            field: "public_test_cases",
+            message: "no tests at all".into(),
+        });
+    }
+    let functional = cases.iter().any(|(_, _, kind)| kind == "functional");
+    let code = if functional {
+        let metadata: Value = match object.get("metadata") {
+            Some(Value::String(text)) => serde_json::from_str(text).unwrap_or(Value::Null),
+            Some(value) => value.clone(),
+            None => Value::Null,
+        };
+        let name = metadata.get("func_name").and_then(Value::as_str).ok_or_else(|| InputError::Field {
+            path: source.to_owned(),
+            line,
+            field: "metadata",
+            message: "functional tests need `func_name` in the metadata".into(),
+        })?;
+        let entry_point = format!("Solution.{name}");
+        let inputs = json!(cases.iter().map(|(input, _, _)| input).collect::<Vec<_>>()).to_string();
+        let expected = json!(cases.iter().map(|(_, output, _)| output).collect::<Vec<_>>()).to_string();
+        let tests = calls(&entry_point, "livecodebench", "lines", inputs, expected, "json-texts", cases.len(), options);
+        ProblemCode { prompt: String::new(), tests, entry_point }
+    } else {
+        let tests: Vec<Test> = cases.into_iter().map(|(input, output, _)| Test { input, output }).collect();
+        ProblemCode { prompt: String::new(), tests: stdio(&tests, options), entry_point: String::new() }
+    };
+    Ok(Problem { task_id, code: Arc::new(code), canonical_solution: None, evalplus: None })
+}
+
+/// The text inside LiveCodeBench's packed private tests: base64, then zlib, then a
+/// pickle that may hold only a string (or lists and dicts of strings, joined as JSON).
+/// The pickle is read as data by a decoder that builds no objects and runs no code: a
+/// pickle naming any class or function is refused.
+fn unpickle_text(packed: &str) -> Result<String, String> {
+    let compressed = base64::engine::general_purpose::STANDARD
+        .decode(packed.trim())
+        .map_err(|error| format!("is neither JSON nor base64: {error}"))?;
+    let mut pickled = Vec::new();
+    flate2::read::ZlibDecoder::new(&compressed[..])
+        .read_to_end(&mut pickled)
+        .map_err(|error| format!("is base64 but not zlib: {error}"))?;
+    let options = serde_pickle::DeOptions::new();
+    let value = serde_pickle::value_from_slice(&pickled, options)
+        .map_err(|error| format!("holds a pickle that is not plain data: {error}"))?;
+    let plain = plain(value).ok_or("holds a pickle of something other than strings, lists and dicts")?;
+    Ok(match plain {
+        Value::String(text) => text,
+        other => other.to_string(),
+    })
+}
+
+/// A pickled value as JSON, if it is only strings, lists and dicts of them.
+fn plain(value: serde_pickle::Value) -> Option<Value> {
+    use serde_pickle::{HashableValue, Value as Pickled};
+    Some(match value {
+        Pickled::String(text) => Value::String(text),
+        Pickled::List(items) => Value::Array(items.into_iter().map(plain).collect::<Option<_>>()?),
+        Pickled::Dict(entries) => Value::Object(
+            entries
+                .into_iter()
+                .map(|(key, value)| match key {
+                    HashableValue::String(key) => Some((key, plain(value)?)),
+                    _ => None,
+                })
+                .collect::<Option<_>>()?,
+        ),
+        _ => return None,
+    })
+}
+
+/// A suite of standard-input tests.
+fn stdio(tests: &[Test], options: &SetOptions) -> Tests {
+    let data = json!({
+        "tests": tests.iter().map(|test| json!({"input": test.input, "output": test.output})).collect::<Vec<_>>(),
+        "all": options.all_tests,
+        "float_tolerance": options.float_tolerance,
+        "checker": options.checker,
+    });
+    Tests::Stdio(Arc::new(Suite::new(data, tests.len(), None)))
+}
+
+/// A suite of calls with expected outputs given by the suite.
+#[allow(clippy::too_many_arguments)]
+fn calls(
+    entry_point: &str,
+    compare: &str,
+    inputs_form: &str,
+    inputs: String,
+    expected: String,
+    expected_form: &str,
+    count: usize,
+    options: &SetOptions,
+) -> Tests {
+    let limit = options.timeout.as_secs_f64();
+    let timeout = limit * count as f64 + 1.0;
+    let data = json!({
+        "entry_point": entry_point,
+        "compare": compare,
+        "inputs_form": inputs_form,
+        "record": false,
+        "all": options.all_tests,
+        "phases": [{
+            "name": "tests",
+            "inputs": inputs,
+            "count": count,
+            "expected": expected,
+            "expected_form": expected_form,
+            "limits": vec![limit; count],
+            "limit_rule": "",
+            "timeout": timeout,
+        }],
+    });
+    Tests::Calls(Arc::new(Suite::new(data, 1, Some(Duration::from_secs_f64(timeout)))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_private_tests_decode_and_anything_but_plain_data_is_refused() {
+        // pickle protocol 4 of the string '[{"input": "1\n", "output": "2\n", "testtype": "stdin"}]'
+        let text = r#"[{"input": "1\n", "output": "2\n", "testtype": "stdin"}]"#;
+        let mut pickle = vec![0x80, 4, 0x8c, u8::try_from(text.len()).unwrap()];
+        pickle.extend_from_slice(text.as_bytes());
+        pickle.extend_from_slice(b"\x94.");
+        let packed = pack(&pickle);
+        assert_eq!(unpickle_text(&packed).unwrap(), text);
+        // os.system('true') as a pickle: a GLOBAL and a REDUCE.
+        let hostile = b"cos\nsystem\n(Vtrue\ntR.";
+        let refused = unpickle_text(&pack(hostile)).unwrap_err();
+        assert!(refused.contains("not plain data"), "{refused}");
+        // An integer is data, but not what test cases are made of.
+        assert!(unpickle_text(&pack(b"\x80\x04K\x07.")).is_err());
+    }
+
+    fn pack(pickle: &[u8]) -> String {
+        use std::io::Write;
+        let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(pickle).unwrap();
+        base64::engine::general_purpose::STANDARD.encode(encoder.finish().unwrap())
+    }
+}

@@ -1,0 +1,208 @@
+//! EvalPlus's HumanEval+ and MBPP+: each problem's base and plus inputs, judged against
+//! what its canonical solution returns for them.
+//!
+//! The inputs stay text until the interpreter reads them, as EvalPlus does, with
+//! Python's JSON reader: the released files hold `Infinity` and integers beyond 64 bits
+//! (see `raw`). Until the expected outputs are known (`expected`), a problem's tests
+//! record what the candidate returns: that is how the canonical solution is run.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use passk_runner::{ProblemCode, Suite, Tests};
+use serde_json::{json, Value};
+
+use super::{raw, Problem, SetOptions};
+use crate::input::InputError;
+use crate::jsonl::JsonlReader;
+
+/// EvalPlus's defaults: an input's limit is max(1 s, 4 x the canonical solution's time).
+pub const MIN_TIME_LIMIT: f64 = 1.0;
+pub const TIME_LIMIT_FACTOR: f64 = 4.0;
+/// EvalPlus bounds the time a phase may take at 60 s, plus one.
+const PHASE_CEILING: f64 = 60.0;
+
+/// A problem's inputs, as the file gives them.
+#[derive(Debug)]
+pub struct EvalPlusInputs {
+    /// `humaneval` or `mbpp`: which suite's special cases apply.
+    pub dataset: &'static str,
+    /// MBPP+'s task number, by which some inputs are rebuilt.
+    pub task: Option<u64>,
+    pub entry_point: String,
+    pub atol: f64,
+    pub base: Inputs,
+    pub plus: Inputs,
+}
+
+/// One phase's inputs: the JSON text of the list of argument lists, and how many.
+#[derive(Debug)]
+pub struct Inputs {
+    pub text: String,
+    pub count: usize,
+}
+
+pub fn read(mut reader: JsonlReader, options: &SetOptions) -> Result<Vec<(usize, Problem)>, InputError> {
+    let source = reader.source().to_owned();
+    let mut problems = Vec::new();
+    while let Some(next) = reader.next_text() {
+        let (line, text) = next?;
+        let fields = raw::fields(text).map_err(|message| InputError::Json { path: source.clone(), line, message })?;
+        let get = |field: &'static str| {
+            fields.iter().find(|(name, _)| name == field).map(|(_, value)| *value).ok_or_else(|| InputError::Missing {
+                path: source.clone(),
+                line,
+                field,
+            })
+        };
+        let string = |field: &'static str| -> Result<String, InputError> {
+            serde_json::from_str(get(field)?).map_err(|_| InputError::WrongType {
+                path: source.clone(),
+                line,
+                field,
+                expected: "a string",
+            })
+        };
+        let task_id = string("task_id")?;
+        let prompt = string("prompt")?;
+        let entry_point = string("entry_point")?;
+        let canonical_solution = string("canonical_solution")?;
+        if !super::is_identifier(&entry_point) {
+            return Err(InputError::EntryPoint { path: source.clone(), line, value: entry_point });
+        }
+        let atol = match fields.iter().find(|(name, _)| name == "atol") {
+            None => 0.0,
+            Some((_, text)) => match serde_json::from_str::<Value>(text) {
+                Ok(Value::Number(number)) => number.as_f64().unwrap_or(0.0),
+                Ok(Value::Null) => 0.0,
+                _ => {
+                    return Err(InputError::WrongType {
+                        path: source.clone(),
+                        line,
+                        field: "atol",
+                        expected: "a number",
+                    })
+                }
+            },
+        };
+        let inputs = |field: &'static str| -> Result<Inputs, InputError> {
+            let text = get(field)?;
+            let count = raw::array_len(text).ok_or_else(|| InputError::WrongType {
+                path: source.clone(),
+                line,
+                field,
+                expected: "a list of argument lists",
+            })?;
+            Ok(Inputs { text: text.to_owned(), count })
+        };
+        let (dataset, task) = match task_id.strip_prefix("Mbpp/") {
+            Some(number) => ("mbpp", number.parse().ok()),
+            None => ("humaneval", None),
+        };
+        let inputs = Arc::new(EvalPlusInputs {
+            dataset,
+            task,
+            entry_point: entry_point.clone(),
+            atol,
+            base: inputs("base_input")?,
+            plus: inputs("plus_input")?,
+        });
+        let tests = Tests::Calls(Arc::new(recording_suite(&inputs, options)));
+        let code = Arc::new(ProblemCode { prompt, tests, entry_point });
+        problems.push((
+            line,
+            Problem { task_id, code, canonical_solution: Some(canonical_solution), evalplus: Some(inputs) },
+        ));
+    }
+    Ok(problems)
+}
+
+impl EvalPlusInputs {
+    fn phases(&self, base_only: bool) -> Vec<(&'static str, &Inputs)> {
+        let mut phases = vec![("base", &self.base)];
+        if !base_only {
+            phases.push(("plus", &self.plus));
+        }
+        phases
+    }
+
+    fn common(&self) -> serde_json::Map<String, Value> {
+        let mut common = serde_json::Map::new();
+        common.insert("entry_point".into(), json!(self.entry_point));
+        common.insert("dataset".into(), json!(self.dataset));
+        common.insert("task".into(), json!(self.task));
+        common.insert("atol".into(), json!(self.atol));
+        common.insert("compare".into(), json!("evalplus"));
+        common
+    }
+}
+
+/// The suite that runs the canonical solution on every input and records its outputs
+/// and times: every phase, without per-input limits.
+fn recording_suite(inputs: &EvalPlusInputs, options: &SetOptions) -> Suite {
+    let limit = RECORDING_LIMIT.max(options.timeout);
+    let phases: Vec<Value> = inputs
+        .phases(false)
+        .into_iter()
+        .map(|(name, phase)| {
+            json!({"name": name, "inputs": phase.text, "count": phase.count, "timeout": limit.as_secs_f64()})
+        })
+        .collect();
+    let mut data = inputs.common();
+    data.insert("record".into(), json!(true));
+    data.insert("all".into(), json!(true));
+    data.insert("phases".into(), Value::Array(phases));
+    let runs = data["phases"].as_array().map_or(0, Vec::len);
+    Suite::new(Value::Object(data), runs, Some(limit * u32::try_from(runs).unwrap_or(1)))
+}
+
+/// How long the canonical solution may take over one phase while it is recorded.
+const RECORDING_LIMIT: Duration = Duration::from_secs(120);
+
+/// What the canonical solution returned for one phase.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Recorded {
+    /// The judge's encoding of the list of outputs, in base64.
+    pub outputs: String,
+    pub times: Vec<f64>,
+}
+
+/// The suite that judges candidates: each input's limit from the canonical solution's
+/// time, and its expected output.
+pub fn judging_suite(inputs: &EvalPlusInputs, recorded: &[Recorded], options: &SetOptions) -> Suite {
+    let mut budget = 0.0;
+    let phases: Vec<Value> = inputs
+        .phases(options.base_only)
+        .into_iter()
+        .zip(recorded)
+        .map(|((name, phase), recorded)| {
+            let limits: Vec<f64> = recorded
+                .times
+                .iter()
+                .map(|time| options.min_time_limit.max(options.time_limit_factor * time))
+                .collect();
+            let timeout = limits.iter().sum::<f64>().min(PHASE_CEILING) + 1.0;
+            budget += timeout;
+            let rule = format!(
+                ", its limit (the larger of {} s and {} x the canonical solution's time)",
+                options.min_time_limit, options.time_limit_factor
+            );
+            json!({
+                "name": name,
+                "inputs": phase.text,
+                "count": phase.count,
+                "expected": recorded.outputs,
+                "expected_form": "base64",
+                "limits": limits,
+                "limit_rule": rule,
+                "timeout": timeout,
+            })
+        })
+        .collect();
+    let runs = phases.len();
+    let mut data = inputs.common();
+    data.insert("record".into(), json!(false));
+    data.insert("all".into(), json!(options.all_tests));
+    data.insert("phases".into(), Value::Array(phases));
+    Suite::new(Value::Object(data), runs, Some(Duration::from_secs_f64(budget)))
+}

@@ -1,0 +1,179 @@
+//! MBPP, original and sanitized: a task in words, a reference solution, and asserts
+//! that call the function by name.
+//!
+//! The asserts become `check(candidate)`'s body, so that MBPP is judged as HumanEval
+//! is: in judge mode the function's name is bound to the judge's stand-in, and in
+//! in-process mode the program is the setup code, the candidate, then the asserts, as
+//! MBPP's own evaluation runs them. The entry point is the function the first assert
+//! calls that the reference solution defines.
+
+use std::sync::Arc;
+
+use passk_runner::{ProblemCode, Tests};
+use serde_json::{Map, Value};
+
+use super::{Problem, SetOptions};
+use crate::input::{string_field, InputError};
+use crate::jsonl::JsonlReader;
+
+/// A line of the original MBPP file.
+pub fn original(
+    source: &str,
+    line: usize,
+    object: &Map<String, Value>,
+    options: &SetOptions,
+) -> Result<Problem, InputError> {
+    let task_id = super::task_id(source, line, object, "task_id")?;
+    let code = string_field(source, line, object, "code")?;
+    let setup = optional_string(source, line, object, "test_setup_code")?;
+    let mut asserts = strings(source, line, object, "test_list")?;
+    if options.challenge_tests {
+        asserts.extend(strings(source, line, object, "challenge_test_list").or_else(|error| match error {
+            InputError::Missing { .. } => Ok(Vec::new()),
+            error => Err(error),
+        })?);
+    }
+    problem(source, line, task_id, code, setup, &asserts)
+}
+
+/// The sanitized MBPP file: one JSON array.
+pub fn sanitized(reader: JsonlReader, _options: &SetOptions) -> Result<Vec<(usize, Problem)>, InputError> {
+    let source = reader.source().to_owned();
+    let text = reader.rest()?;
+    let items: Vec<Value> = match serde_json::from_str(&text) {
+        Ok(Value::Array(items)) => items,
+        Ok(_) => return Err(InputError::NotObject { path: source, line: 1 }),
+        Err(error) => {
+            // A sanitized file may also come as JSON Lines (as some mirrors publish it).
+            if let Some(lines) = as_lines(&text) {
+                lines
+            } else {
+                return Err(InputError::Json { path: source, line: error.line(), message: error.to_string() });
+            }
+        }
+    };
+    let mut problems = Vec::with_capacity(items.len());
+    for (index, item) in items.into_iter().enumerate() {
+        // Errors name the item: its position in the array stands for a line.
+        let line = index + 1;
+        let Value::Object(object) = item else {
+            return Err(InputError::NotObject { path: source, line });
+        };
+        let task_id = super::task_id(&source, line, &object, "task_id")?;
+        let code = string_field(&source, line, &object, "code")?;
+        let imports = strings(&source, line, &object, "test_imports").unwrap_or_default();
+        let asserts = strings(&source, line, &object, "test_list")?;
+        problems.push((line, problem(&source, line, task_id, code, imports.join("\n"), &asserts)?));
+    }
+    Ok(problems)
+}
+
+fn as_lines(text: &str) -> Option<Vec<Value>> {
+    text.lines().filter(|line| !line.trim().is_empty()).map(|line| serde_json::from_str(line).ok()).collect()
+}
+
+fn problem(
+    source: &str,
+    line: usize,
+    task_id: String,
+    code: String,
+    setup: String,
+    asserts: &[String],
+) -> Result<Problem, InputError> {
+    let entry_point = entry_point(&code, asserts).ok_or_else(|| InputError::NoEntryPoint {
+        path: source.to_owned(),
+        line,
+        task_id: task_id.clone(),
+    })?;
+    let mut test = String::from("def check(candidate):\n");
+    for assert in asserts {
+        for text in assert.lines() {
+            test.push_str("    ");
+            test.push_str(text);
+            test.push('\n');
+        }
+    }
+    if asserts.is_empty() {
+        test.push_str("    pass\n");
+    }
+    let prompt = if setup.trim().is_empty() { String::new() } else { format!("{}\n", setup.trim_end()) };
+    let code_of = Arc::new(ProblemCode { prompt, tests: Tests::Check(test), entry_point });
+    Ok(Problem { task_id, code: code_of, canonical_solution: Some(code), evalplus: None })
+}
+
+/// The function the asserts check: the first name they call that the reference code
+/// defines at the top level.
+fn entry_point(code: &str, asserts: &[String]) -> Option<String> {
+    let defined: Vec<&str> = code
+        .lines()
+        .filter_map(|line| line.strip_prefix("def "))
+        .filter_map(|rest| rest.split('(').next())
+        .map(str::trim)
+        .filter(|name| super::is_identifier(name))
+        .collect();
+    asserts.iter().flat_map(|assert| called(assert)).find(|name| defined.contains(name)).map(str::to_owned)
+}
+
+/// The names called in `text`, in order: identifiers followed by `(`.
+fn called(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut names = Vec::new();
+    let mut start = None;
+    for (i, &byte) in bytes.iter().enumerate() {
+        let word = byte == b'_' || byte.is_ascii_alphanumeric();
+        match (start, word) {
+            (None, true) if i == 0 || bytes[i - 1] != b'.' => start = Some(i),
+            (Some(from), false) => {
+                if byte == b'(' {
+                    names.push(&text[from..i]);
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    names
+}
+
+fn optional_string(
+    source: &str,
+    line: usize,
+    object: &Map<String, Value>,
+    field: &'static str,
+) -> Result<String, InputError> {
+    match object.get(field) {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(_) => string_field(source, line, object, field),
+    }
+}
+
+fn strings(
+    source: &str,
+    line: usize,
+    object: &Map<String, Value>,
+    field: &'static str,
+) -> Result<Vec<String>, InputError> {
+    let wrong = || InputError::WrongType { path: source.to_owned(), line, field, expected: "a list of strings" };
+    match object.get(field) {
+        None => Err(InputError::Missing { path: source.to_owned(), line, field }),
+        Some(Value::Array(items)) => {
+            items.iter().map(|item| item.as_str().map(str::to_owned).ok_or_else(wrong)).collect()
+        }
+        Some(_) => Err(wrong()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_entry_point_is_the_defined_function_the_asserts_call() {
+        let code = "import math\ndef helper(x):\n    return x\ndef volume(r):\n    return helper(r)";
+        let asserts = vec!["assert math.isclose(volume(2), 8.0, rel_tol=0.001)".to_owned()];
+        assert_eq!(entry_point(code, &asserts).as_deref(), Some("volume"));
+        let asserts = vec!["assert set(similar(1)) == set([1])".to_owned()];
+        assert_eq!(entry_point("def similar(x):\n  return [x]", &asserts).as_deref(), Some("similar"));
+        assert_eq!(entry_point("def f(): pass", &["assert g(1) == 1".to_owned()]), None);
+    }
+}

@@ -1,0 +1,316 @@
+//! Problem sets in the formats the common suites are published in, each read into the
+//! one shape the runner takes: a prompt, an entry point, and tests.
+//!
+//! - HumanEval: test code with `check(candidate)`.
+//! - MBPP (original and sanitized): asserts, put in that form.
+//! - EvalPlus's HumanEval+ and MBPP+: inputs whose expected outputs come from running
+//!   the canonical solution (see `expected`), each input one call through the judge.
+//! - APPS, CodeContests and LiveCodeBench: standard-input tests, or calls of a function
+//!   or of a LeetCode-style `class Solution` method.
+//!
+//! The format is told from the file's first record, or given with `--format`.
+
+mod contests;
+mod evalplus;
+pub mod expected;
+mod humaneval;
+mod mbpp;
+mod raw;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use passk_runner::ProblemCode;
+use serde_json::{Map, Value};
+
+use crate::input::InputError;
+use crate::jsonl::JsonlReader;
+
+pub use evalplus::EvalPlusInputs;
+
+/// The formats passk reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// JSON Lines of `task_id, prompt, entry_point, test` (and `canonical_solution`).
+    Humaneval,
+    /// JSON Lines of `task_id, text, code, test_setup_code, test_list, challenge_test_list`.
+    Mbpp,
+    /// A JSON array of `source_file, task_id, prompt, code, test_imports, test_list`.
+    MbppSanitized,
+    /// EvalPlus's HumanEval+ and MBPP+: `base_input`, `plus_input`, `atol`, ...
+    Evalplus,
+    /// APPS: `problem_id`, `input_output` (standard input, or calls with `fn_name`).
+    Apps,
+    /// CodeContests: `name`, `public_tests`, `private_tests`, `generated_tests`.
+    CodeContests,
+    /// LiveCodeBench: `question_id`, `public_test_cases`, `private_test_cases`.
+    Livecodebench,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Humaneval => "humaneval",
+            Format::Mbpp => "mbpp",
+            Format::MbppSanitized => "mbpp-sanitized",
+            Format::Evalplus => "evalplus",
+            Format::Apps => "apps",
+            Format::CodeContests => "code-contests",
+            Format::Livecodebench => "livecodebench",
+        }
+    }
+
+    /// The format whose fields a record has.
+    fn of_fields(names: &[&str]) -> Option<Format> {
+        let has = |field: &str| names.contains(&field);
+        Some(if has("base_input") && has("plus_input") {
+            Format::Evalplus
+        } else if has("test_list") && has("text") {
+            Format::Mbpp
+        } else if has("test_list") && has("prompt") {
+            Format::MbppSanitized
+        } else if has("input_output") {
+            Format::Apps
+        } else if has("public_tests") || has("private_tests") || has("generated_tests") {
+            Format::CodeContests
+        } else if has("public_test_cases") || has("question_id") {
+            Format::Livecodebench
+        } else if has("prompt") && has("test") && has("entry_point") {
+            Format::Humaneval
+        } else {
+            return None;
+        })
+    }
+}
+
+/// How a problem set's tests are run, as asked on the command line.
+#[derive(Debug, Clone)]
+pub struct SetOptions {
+    pub format: Option<Format>,
+    /// MBPP: add the challenge asserts.
+    pub challenge_tests: bool,
+    /// EvalPlus: only the base inputs.
+    pub base_only: bool,
+    /// Run every test or input, instead of stopping at the first that fails.
+    pub all_tests: bool,
+    /// EvalPlus: each input's limit is max(min_time_limit, factor x the canonical's time).
+    pub min_time_limit: f64,
+    pub time_limit_factor: f64,
+    /// Standard-input tests: numbers match within this tolerance.
+    pub float_tolerance: Option<f64>,
+    /// Standard-input tests: a program that decides whether an output is right.
+    pub checker: Option<String>,
+    /// Each standard-input test's limit, and each call's for suites without measured times.
+    pub timeout: Duration,
+}
+
+impl Default for SetOptions {
+    fn default() -> SetOptions {
+        SetOptions {
+            format: None,
+            challenge_tests: false,
+            base_only: false,
+            all_tests: false,
+            min_time_limit: evalplus::MIN_TIME_LIMIT,
+            time_limit_factor: evalplus::TIME_LIMIT_FACTOR,
+            float_tolerance: None,
+            checker: None,
+            timeout: Duration::from_secs(3),
+        }
+    }
+}
+
+/// One problem.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    pub task_id: String,
+    /// The prompt, the tests and the entry point.
+    pub code: Arc<ProblemCode>,
+    pub canonical_solution: Option<String>,
+    /// EvalPlus: the inputs, until their expected outputs are known.
+    pub evalplus: Option<Arc<EvalPlusInputs>>,
+}
+
+/// Problem sets compiled into the binary, so they work wherever passk does.
+const BUNDLED: [(&str, &str); 1] = [("basic", include_str!("../../../../problems/basic.jsonl"))];
+
+/// A problem set, in file order, with its problems findable by task id.
+#[derive(Debug)]
+pub struct ProblemSet {
+    /// The file's path, or the bundled set's name.
+    pub name: String,
+    /// The SHA-256 of the file as stored, or of the bundled text.
+    pub sha256: String,
+    pub format: Format,
+    pub problems: Vec<Problem>,
+    by_id: HashMap<String, usize>,
+}
+
+impl ProblemSet {
+    /// Loads a problem file, or a bundled set by name when no such file exists.
+    pub fn load(name: &str, options: &SetOptions) -> Result<ProblemSet, InputError> {
+        let path = Path::new(name);
+        let (open, sha256): (Box<dyn Fn() -> Result<JsonlReader, InputError>>, String) = if path.exists() {
+            let sha256 = crate::provenance::sha256_file(path)
+                .map_err(|source| InputError::Open { path: name.to_owned(), source })?;
+            (Box::new(move || JsonlReader::open(path)), sha256)
+        } else {
+            match BUNDLED.iter().find(|(bundled, _)| *bundled == name) {
+                Some((bundled, text)) => (
+                    Box::new(move || Ok(JsonlReader::from_text(bundled, text))),
+                    crate::provenance::sha256_bytes(text.as_bytes()),
+                ),
+                None => {
+                    return Err(InputError::UnknownProblemSet {
+                        name: name.to_owned(),
+                        bundled: BUNDLED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
+                    })
+                }
+            }
+        };
+        let format = match options.format {
+            Some(format) => format,
+            None => detect(open()?)?,
+        };
+        let reader = open()?;
+        let source = reader.source().to_owned();
+        let problems = match format {
+            Format::Humaneval => each_line(reader, |line, object| humaneval::problem(&source, line, object))?,
+            Format::Mbpp => each_line(reader, |line, object| mbpp::original(&source, line, object, options))?,
+            Format::MbppSanitized => mbpp::sanitized(reader, options)?,
+            Format::Evalplus => evalplus::read(reader, options)?,
+            Format::Apps => each_line(reader, |line, object| contests::apps(&source, line, object, options))?,
+            Format::CodeContests => {
+                each_line(reader, |line, object| contests::code_contests(&source, line, object, options))?
+            }
+            Format::Livecodebench => {
+                each_line(reader, |line, object| contests::livecodebench(&source, line, object, options))?
+            }
+        };
+        ProblemSet::new(source, sha256, format, problems)
+    }
+
+    fn new(
+        name: String,
+        sha256: String,
+        format: Format,
+        problems: Vec<(usize, Problem)>,
+    ) -> Result<ProblemSet, InputError> {
+        let mut by_id = HashMap::new();
+        let mut first_line = HashMap::new();
+        let mut kept = Vec::with_capacity(problems.len());
+        for (line, problem) in problems {
+            if let Some(&first) = first_line.get(&problem.task_id) {
+                return Err(InputError::DuplicateTask { path: name, line, task_id: problem.task_id, first });
+            }
+            first_line.insert(problem.task_id.clone(), line);
+            by_id.insert(problem.task_id.clone(), kept.len());
+            kept.push(problem);
+        }
+        if kept.is_empty() {
+            return Err(InputError::Empty { path: name, what: "problems" });
+        }
+        Ok(ProblemSet { name, sha256, format, problems: kept, by_id })
+    }
+
+    /// The position of a problem in the set.
+    pub fn position(&self, task_id: &str) -> Option<usize> {
+        self.by_id.get(task_id).copied()
+    }
+
+    /// Whether task ids are numbers in this format (MBPP's), so that samples may give
+    /// them as JSON numbers.
+    pub fn numeric_ids(&self) -> bool {
+        matches!(self.format, Format::Mbpp | Format::MbppSanitized | Format::Apps)
+    }
+}
+
+/// The format of the records `reader` holds, told from the first.
+fn detect(mut reader: JsonlReader) -> Result<Format, InputError> {
+    let source = reader.source().to_owned();
+    let first = {
+        let peeked = reader.next_text();
+        match peeked {
+            None => return Err(InputError::Empty { path: source, what: "problems" }),
+            Some(Err(InputError::NotJsonLines { shape: "a JSON array", .. })) => return Ok(Format::MbppSanitized),
+            Some(Err(error)) => return Err(error),
+            Some(Ok((line, text))) => (line, text.to_owned()),
+        }
+    };
+    let (line, text) = first;
+    let fields = raw::fields(&text).map_err(|message| InputError::Json { path: source.clone(), line, message })?;
+    let names: Vec<&str> = fields.iter().map(|(name, _)| name.as_str()).collect();
+    Format::of_fields(&names).ok_or_else(|| InputError::UnknownFormat { path: source, line, fields: names.join(", ") })
+}
+
+/// Reads every line of a JSON Lines problem file as a strict JSON object.
+fn each_line(
+    reader: JsonlReader,
+    mut read: impl FnMut(usize, &Map<String, Value>) -> Result<Problem, InputError>,
+) -> Result<Vec<(usize, Problem)>, InputError> {
+    let mut problems = Vec::new();
+    for record in reader {
+        let (line, object) = record?;
+        problems.push((line, read(line, &object)?));
+    }
+    Ok(problems)
+}
+
+/// A task id as the suite gives it: a string, or (MBPP, APPS) a whole number.
+fn task_id(source: &str, line: usize, object: &Map<String, Value>, field: &'static str) -> Result<String, InputError> {
+    match object.get(field) {
+        Some(Value::String(id)) => Ok(id.clone()),
+        Some(Value::Number(id)) if id.is_u64() || id.is_i64() => Ok(id.to_string()),
+        Some(_) => {
+            Err(InputError::WrongType { path: source.to_owned(), line, field, expected: "a string or a whole number" })
+        }
+        None => Err(InputError::Missing { path: source.to_owned(), line, field }),
+    }
+}
+
+/// Whether `name` can be called as `check(name)`: a Python identifier (ASCII subset).
+pub fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers() {
+        assert!(is_identifier("has_close_elements"));
+        assert!(is_identifier("_f2"));
+        assert!(!is_identifier(""));
+        assert!(!is_identifier("2f"));
+        assert!(!is_identifier("f); import os; os.system('x'"));
+    }
+
+    #[test]
+    fn the_bundled_set_loads() {
+        let set = ProblemSet::load("basic", &SetOptions::default()).unwrap();
+        assert_eq!(set.format, Format::Humaneval);
+        assert!(set.problems.len() >= 20);
+        assert!(set.problems.iter().all(|p| p.canonical_solution.is_some()));
+    }
+
+    #[test]
+    fn formats_are_told_by_their_fields() {
+        assert_eq!(Format::of_fields(&["task_id", "prompt", "entry_point", "test"]), Some(Format::Humaneval));
+        assert_eq!(Format::of_fields(&["task_id", "text", "code", "test_list"]), Some(Format::Mbpp));
+        assert_eq!(Format::of_fields(&["task_id", "prompt", "code", "test_list"]), Some(Format::MbppSanitized));
+        assert_eq!(
+            Format::of_fields(&["task_id", "prompt", "entry_point", "test", "base_input", "plus_input"]),
+            Some(Format::Evalplus)
+        );
+        assert_eq!(Format::of_fields(&["problem_id", "input_output"]), Some(Format::Apps));
+        assert_eq!(Format::of_fields(&["name", "public_tests"]), Some(Format::CodeContests));
+        assert_eq!(Format::of_fields(&["question_id", "public_test_cases"]), Some(Format::Livecodebench));
+        assert_eq!(Format::of_fields(&["id", "question"]), None);
+    }
+}

@@ -1,0 +1,214 @@
+"""The judge of a suite of calls: each input is one call of the candidate's function,
+made from the judge's process, and its answer is compared here with the expected output
+(EvalPlus's HumanEval+ and MBPP+, LeetCode-style problems, LiveCodeBench's functional
+tests). Nothing of the candidate's runs here: the arguments cross as copies and the
+answers as plain data, so a candidate can neither change an input for the next call nor
+answer with an object that claims to equal anything.
+
+Each call has its own time limit, watched here. A phase is one candidate process; the
+driver starts another for the next phase (EvalPlus runs base and plus inputs apart).
+To compute the expected outputs the judge runs the canonical solution the same way and
+records what it returns and how long each call took.
+"""
+
+import json
+import sys
+import time
+
+from . import evalplus, judge, wire
+
+# Arguments and answers shown in a failure's detail are cut to this many characters.
+SHOWN = 200
+
+
+class Phase:
+    """One phase's inputs, expected outputs and limits, parsed once per driver."""
+
+    def __init__(self, spec):
+        self.name = spec["name"]
+        self.entry_point = spec["entry_point"]
+        self.dataset = spec.get("dataset")
+        self.record = bool(spec.get("record"))
+        self.every_input = bool(spec.get("all"))
+        self.limits = spec.get("limits")
+        self.limit_rule = spec.get("limit_rule", "")
+        self.atol = float(spec.get("atol") or 0)
+        self.equality = spec.get("compare", "evalplus")
+        # The data is the suite's own, and may hold integers of any size.
+        sys.set_int_max_str_digits(0)
+        inputs = json.loads(spec["inputs"])
+        if spec.get("inputs_form") == "lines":
+            inputs = [[json.loads(line) for line in text.split("\n")] for text in inputs]
+        self.inputs = evalplus.rebuild_inputs(self.dataset, spec.get("task"), inputs)
+        expected = spec.get("expected")
+        if type(expected) is bytes:
+            self.expected = wire.decode(expected)
+        elif type(expected) is str and spec.get("expected_form") == "json-texts":
+            self.expected = [json.loads(text) for text in json.loads(expected)]
+        elif type(expected) is str:
+            self.expected = json.loads(expected)
+        else:
+            self.expected = None
+        candidate_view, canonical_view = evalplus.views(evalplus.oracle(self.dataset, self.entry_point))
+        self.view = canonical_view if self.record else candidate_view
+
+    def comparison(self):
+        if self.equality == "evalplus":
+            return evalplus.Comparison(self.dataset, self.entry_point, self.atol)
+        if self.equality == "apps":
+            return _AppsCalls()
+        return _ListsForTuples()
+
+
+class _ListsForTuples:
+    """LiveCodeBench's functional comparison: a tuple answer counts as a list."""
+
+    def matches(self, arguments, got, expected):
+        if type(got) is tuple:
+            got = list(got)
+        try:
+            return bool(got == expected)
+        except Exception:
+            return False
+
+
+class _AppsCalls:
+    """APPS's call-based comparison: a tuple counts as a list, and the expected output
+    may come wrapped in a list of one."""
+
+    def matches(self, arguments, got, expected):
+        if type(got) is tuple:
+            got = list(got)
+        try:
+            if got == expected:
+                return True
+            if type(expected) is list and expected:
+                if got == expected[0]:
+                    return True
+                if type(got) is list and got and type(got[0]) is tuple:
+                    return [list(item) for item in got] == expected[0]
+        except Exception:
+            pass
+        return False
+
+
+def _shown(value):
+    return wire.shorten(judge.show(value), SHOWN)
+
+
+class _Tally:
+    def __init__(self, phase):
+        self.phase = phase
+        self.passed = 0
+        self.run = 0
+        self.failure = None
+        self.first_detail = ""
+        self.outputs = []
+        self.times = []
+
+    def extra(self):
+        extra = {"phase": self.phase.name, "passed": self.passed, "run": self.run, "total": len(self.phase.inputs)}
+        if self.failure is not None:
+            extra["failure"] = self.failure
+        if self.phase.record:
+            extra["outputs"] = wire.encode(self.outputs)
+            extra["times"] = self.times
+        return extra
+
+    def where(self, index):
+        return f"{self.phase.name} input {index + 1} of {len(self.phase.inputs)}"
+
+    def fail(self, index, arguments, outcome, expected=None):
+        """The detail of input `index`'s failure; the first failure is kept for the record."""
+        detail = f"{self.where(index)}: {self.phase.entry_point}({_shown(arguments)[1:-1]}) {outcome}"
+        if expected is not None:
+            detail += f", expected {_shown(expected[index])}"
+        if self.failure is None:
+            self.failure = {"phase": self.phase.name, "input": index, "arguments": _shown(arguments),
+                            "outcome": outcome}
+            if expected is not None:
+                self.failure["expected"] = _shown(expected[index])
+            self.first_detail = detail
+        return detail
+
+
+def _record(tally, status, detail, result):
+    return judge.Record(status, detail, result, tally.extra())
+
+
+def judge_phase(phase, channel):
+    """Calls the candidate behind `channel` once per input; returns the Record of the
+    phase (status GONE if the candidate hung up)."""
+    tally = _Tally(phase)
+    try:
+        first = channel.receive()
+    except (OSError, wire.Malformed) as error:
+        return _record(tally, *judge.unreadable(str(error)).fields()[:3])
+    if first is None:
+        return _record(tally, judge.GONE, "", "")
+    try:
+        first = wire.decode(first)
+    except wire.Malformed as error:
+        return _record(tally, *judge.unreadable(str(error)).fields()[:3])
+    if type(first) is not tuple or not first or first[0] != "ready" or not judge.shape(first, bool):
+        failure = judge.load_failure(first) if type(first) is tuple and first else None
+        failure = failure or judge.unreadable("not a ready message")
+        return _record(tally, *failure.fields()[:3])
+    if not first[1]:
+        message = f"name '{phase.entry_point}' is not defined"
+        return _record(tally, "failed", f"NameError: {message}", f"failed: {message}")
+    comparison = phase.comparison()
+    for index, arguments in enumerate(phase.inputs):
+        try:
+            payload = wire.encode(("call", list(arguments), {}, phase.view))
+        except wire.NotPlainData as error:
+            detail = f"{tally.where(index)} holds {error}, which cannot cross to another process"
+            return _record(tally, "unjudgeable", detail, "failed: cannot be judged out of process")
+        limit = phase.limits[index] if phase.limits else None
+        tally.run += 1
+        try:
+            channel.send(payload)
+            started = time.monotonic()
+            raw = channel.receive(started + limit if limit else None)
+            elapsed = time.monotonic() - started
+        except wire.TimedOut:
+            detail = tally.fail(index, arguments, f"was still running after {limit:g} s{phase.limit_rule}")
+            return _record(tally, "timeout", detail, "timed out")
+        except (OSError, wire.Malformed) as error:
+            return _record(tally, *judge.unreadable(str(error)).fields()[:3])
+        if raw is None:
+            return _record(tally, judge.GONE, "", "")
+        try:
+            answer = wire.decode(raw)
+        except wire.Malformed as error:
+            return _record(tally, *judge.unreadable(str(error)).fields()[:3])
+        kind = answer[0] if type(answer) is tuple and answer else None
+        if kind == "exit" and judge.shape(answer, str, str):
+            return _record(tally, *judge.exit_record(answer[2]).fields()[:3])
+        if kind == "raise" and judge.shape(answer, str, str, (tuple, type(None)), str, (int, type(None))):
+            _, _, name, _, text, code = answer
+            detail = tally.fail(index, arguments, f"raised {name}: {text}" if text else f"raised {name}")
+            record = judge.exception_record(name, text, code, detail)
+            if phase.record or not phase.every_input or record.status != "failed":
+                return _record(tally, *record.fields()[:3])
+            continue
+        if kind == "not-plain" and judge.shape(answer, str):
+            detail = tally.fail(index, arguments, f"returned {answer[1]}, which is not plain data")
+            return _record(tally, "failed", detail, f"failed: returned {answer[1]}, which is not plain data")
+        if kind != "return" or len(answer) != 2:
+            return _record(tally, *judge.unreadable("not an answer").fields()[:3])
+        got = answer[1]
+        if phase.record:
+            tally.outputs.append(got)
+            tally.times.append(elapsed)
+            tally.passed += 1
+            continue
+        if comparison.matches(arguments, got, phase.expected[index]):
+            tally.passed += 1
+            continue
+        detail = tally.fail(index, arguments, f"returned {_shown(got)}", phase.expected)
+        if not phase.every_input:
+            return _record(tally, "failed", detail, "failed: wrong answer")
+    if tally.passed < len(phase.inputs):
+        return _record(tally, "failed", tally.first_detail, "failed: wrong answer")
+    return _record(tally, "passed", "", "passed")

@@ -1,0 +1,222 @@
+//! Every problem format passk reads, from fixtures the project wrote in each suite's
+//! published schema: canonical solutions pass, wrong answers fail on the right test with
+//! the right detail, and each suite's own rules hold (EvalPlus's base and plus phases,
+//! its special oracles, MBPP's integer ids, LiveCodeBench's packed private tests).
+
+use std::path::{Path, PathBuf};
+
+use passk_tests::{finish, passk, read_jsonl, repo_root, write_jsonl, Finished};
+use serde_json::{json, Value};
+
+fn fixture(name: &str) -> PathBuf {
+    repo_root().join("problems/formats").join(name)
+}
+
+fn evaluate(dir: &Path, problems: &Path, samples: &[Value], extra: &[&str]) -> (Finished, Vec<Value>) {
+    let path = dir.join("samples.jsonl");
+    write_jsonl(&path, samples);
+    let results = dir.join("results.jsonl");
+    let run = finish(
+        passk(["evaluate"])
+            .arg(&path)
+            .arg("--problems")
+            .arg(problems)
+            .arg("--results")
+            .arg(&results)
+            .arg("--cache-dir")
+            .arg(dir.join("cache"))
+            .args(["--k", "1", "--restart", "--partial"])
+            .args(extra),
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let results = read_jsonl(&results);
+    (run, results)
+}
+
+fn canonical(problems: &Path) -> Vec<Value> {
+    let out = finish(passk(["canonical", "--problems"]).arg(problems));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    out.stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+}
+
+fn by_task<'a>(results: &'a [Value], task_id: &str) -> &'a Value {
+    results.iter().find(|r| r["task_id"] == task_id).unwrap_or_else(|| panic!("no result for {task_id}"))
+}
+
+#[test]
+fn canonical_solutions_pass_in_every_format() {
+    for name in [
+        "mbpp.jsonl",
+        "mbpp-sanitized.json",
+        "evalplus-humaneval.jsonl",
+        "evalplus-mbpp.jsonl",
+        "apps.jsonl",
+        "code-contests.jsonl",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let samples = canonical(&fixture(name));
+        assert!(!samples.is_empty(), "{name}");
+        let (_, results) = evaluate(dir.path(), &fixture(name), &samples, &[]);
+        assert_eq!(results.len(), samples.len(), "{name}");
+        for result in &results {
+            assert_eq!(result["status"], "passed", "{name}: {result}");
+        }
+    }
+}
+
+#[test]
+fn mbpp_takes_integer_ids_runs_setup_code_and_challenge_asserts() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = fixture("mbpp.jsonl");
+    let samples = [
+        json!({"task_id": 1, "completion": "def add_two(a, b):\n    return int(float(a) + float(b))"}),
+        json!({"task_id": "2", "solution": "def circle_area(r):\n    return math.pi * r * r"}),
+        json!({"task_id": 3, "completion": "def reverse_words(s):\n    return s"}),
+    ];
+    let (_, results) = evaluate(dir.path(), &problems, &samples, &[]);
+    // The ids are the set's own, as strings; the setup code's import reached the candidate.
+    assert_eq!(by_task(&results, "1")["passed"], true);
+    assert_eq!(by_task(&results, "2")["passed"], true, "{}", by_task(&results, "2"));
+    let wrong = by_task(&results, "3");
+    assert_eq!(wrong["passed"], false);
+    assert!(wrong["detail"].as_str().unwrap().contains("reverse_words"), "{wrong}");
+    // The challenge assert adds 10**20 + 1, which floats cannot hold.
+    let (_, results) = evaluate(dir.path(), &problems, &samples, &["--challenge-tests"]);
+    assert_eq!(by_task(&results, "1")["passed"], false);
+}
+
+#[test]
+fn evalplus_judges_base_and_plus_inputs_against_the_canonical_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = fixture("evalplus-humaneval.jsonl");
+    let samples = [
+        // Right on the base inputs, wrong on the plus input of Infinity (inf * 2 - 0 is
+        // inf, but this returns nan).
+        json!({"task_id": "HumanEval/900", "completion": "    return [x * k + (x - x) for x in xs]\n"}),
+        // Integers beyond 64 bits cross intact; this is right.
+        json!({"task_id": "HumanEval/901", "completion": "    return n + 1\n"}),
+        // Any root is right for find_zero, not only the canonical solution's.
+        json!({"task_id": "HumanEval/32", "completion": "    lo, hi = -1000.0, 1000.0\n    f = lambda x: sum(c * x ** i for i, c in enumerate(xs))\n    for _ in range(300):\n        mid = (lo + hi) / 2\n        if (f(lo) > 0) == (f(mid) > 0):\n            lo = mid\n        else:\n            hi = mid\n    return hi\n"}),
+        // Close within EvalPlus's default 1e-6 for floats, and wrong on base.
+        json!({"task_id": "HumanEval/902", "completion": "    return sum(xs) / len(xs) + 1e-9\n"}),
+        json!({"task_id": "HumanEval/902", "completion": "    return sum(xs) / (len(xs) + 1)\n"}),
+    ];
+    let (run, results) = evaluate(dir.path(), &problems, &samples, &[]);
+    assert!(run.stderr.contains("computing expected outputs"), "{}", run.stderr);
+    let scale = by_task(&results, "HumanEval/900");
+    assert_eq!((scale["base_passed"].clone(), scale["passed"].clone()), (json!(true), json!(false)), "{scale}");
+    assert_eq!(scale["phases"][1]["failure"]["input"], 1, "{scale}");
+    assert!(scale["detail"].as_str().unwrap().starts_with("plus input 2 of 2"), "{scale}");
+    assert_eq!(by_task(&results, "HumanEval/901")["passed"], true);
+    assert_eq!(by_task(&results, "HumanEval/32")["passed"], true, "{}", by_task(&results, "HumanEval/32"));
+    let means: Vec<&Value> = results.iter().filter(|r| r["task_id"] == "HumanEval/902").collect();
+    assert_eq!(means[0]["passed"], true, "{}", means[0]);
+    assert_eq!(means[1]["base_passed"], false);
+    // Stopped at the first failure: the plus inputs never ran.
+    assert_eq!(means[1]["phases"].as_array().unwrap().len(), 1, "{}", means[1]);
+
+    // The second run reads the expected outputs from the cache.
+    let (again, _) = evaluate(dir.path(), &problems, &samples, &["--base-only"]);
+    assert!(!again.stderr.contains("computing expected outputs"), "{}", again.stderr);
+}
+
+#[test]
+fn mbpp_plus_compares_sets_and_found_or_not_as_evalplus_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = [
+        // Any order of the shared elements is right, and a list passes for a tuple.
+        json!({"task_id": "Mbpp/2", "solution": "def similar_elements(a, b):\n    return sorted(set(a) & set(b), reverse=True)"}),
+        // A match object is not plain data; only whether there is one is compared.
+        json!({"task_id": "Mbpp/900", "solution": "import re\ndef text_match_three(text):\n    return re.search('z', text)"}),
+        json!({"task_id": "Mbpp/900", "solution": "def text_match_three(text):\n    return 'z' in text"}),
+        json!({"task_id": "Mbpp/900", "solution": "def text_match_three(text):\n    return text"}),
+    ];
+    let (_, results) = evaluate(dir.path(), &fixture("evalplus-mbpp.jsonl"), &samples, &[]);
+    let passed: Vec<bool> = results.iter().map(|r| r["passed"].as_bool().unwrap()).collect();
+    assert_eq!(passed, [true, true, true, false], "{results:?}");
+}
+
+#[test]
+fn standard_input_problems_run_as_main_and_stop_at_the_first_wrong_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = fixture("code-contests.jsonl");
+    let samples = [
+        // Wrong from the third test on (it ignores the count and doubles only one number).
+        json!({"task_id": "passk_double", "solution": "import sys\nif __name__ == '__main__':\n    d = sys.stdin.read().split()\n    print(2 * int(d[1]))\n    if int(d[0]) > 1:\n        print(2 * int(d[2]))\n"}),
+        // Right to the decimal: LiveCodeBench's comparison takes 0.33333333330 for 0.3333333333.
+        json!({"task_id": "passk_third", "solution": "print(f'{int(input()) / 3:.10f}0')"}),
+        // A runtime error names the test and the exception.
+        json!({"task_id": "passk_third", "solution": "raise ValueError('nope')"}),
+    ];
+    let (_, results) = evaluate(dir.path(), &problems, &samples, &[]);
+    let double = &results[0];
+    assert_eq!(double["passed"], false);
+    assert_eq!(double["tests"], json!({"passed": 2, "run": 3, "total": 4}), "{double}");
+    assert!(
+        double["detail"].as_str().unwrap().starts_with("wrong answer on test 3 of 4: printed 2 lines, expected 3"),
+        "{double}"
+    );
+    assert_eq!(results[1]["passed"], true, "{}", results[1]);
+    assert!(results[2]["detail"].as_str().unwrap().contains("ValueError: nope"), "{}", results[2]);
+    assert!(results[2]["detail"].as_str().unwrap().ends_with("on test 1 of 2"), "{}", results[2]);
+
+    // --all-tests runs every test, so the fraction passed is exact.
+    let (_, results) = evaluate(dir.path(), &problems, &samples[..1], &["--all-tests"]);
+    assert_eq!(results[0]["tests"], json!({"passed": 3, "run": 4, "total": 4}), "{}", results[0]);
+}
+
+#[test]
+fn a_checker_program_decides_problems_with_many_right_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let checker = dir.path().join("checker.py");
+    std::fs::write(
+        &checker,
+        "import sys\ninput_, output, answer = (open(p).read() for p in sys.argv[1:4])\n\
+         sys.exit(0 if abs(float(output) - float(answer)) < 1e-3 else 1)\n",
+    )
+    .unwrap();
+    let samples = [
+        json!({"task_id": "passk_third", "solution": "print(round(int(input()) / 3, 4))"}),
+        json!({"task_id": "passk_third", "solution": "print(round(int(input()) / 3, 1))"}),
+    ];
+    let args = ["--checker", checker.to_str().unwrap()];
+    let (_, results) = evaluate(dir.path(), &fixture("code-contests.jsonl"), &samples, &args);
+    assert_eq!(results[0]["passed"], true, "{}", results[0]);
+    assert_eq!(results[1]["passed"], false);
+    assert!(results[1]["detail"].as_str().unwrap().contains("the checker rejected it"), "{}", results[1]);
+}
+
+#[test]
+fn livecodebench_reads_packed_private_tests_and_calls_leetcode_methods() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = [
+        json!({"task_id": "passk_a1", "solution": "print(input().count('a'))"}),
+        // Right on the public test only: the private tests, packed, catch it.
+        json!({"task_id": "passk_a1", "solution": "print(3)"}),
+        json!({"task_id": "passk_l1", "solution": "class Solution:\n    def twoSum(self, nums, target):\n        seen = {}\n        for i, x in enumerate(nums):\n            if target - x in seen:\n                return (seen[target - x], i)\n            seen[x] = i\n"}),
+        // An answer that claims to equal everything cannot cross to the judge.
+        json!({"task_id": "passk_l1", "solution": "class Solution:\n    def twoSum(self, nums, target):\n        class Any(list):\n            def __eq__(self, other):\n                return True\n        return Any()\n"}),
+    ];
+    let (_, results) = evaluate(dir.path(), &fixture("livecodebench.jsonl"), &samples, &[]);
+    let passed: Vec<bool> = results.iter().map(|r| r["passed"].as_bool().unwrap()).collect();
+    assert_eq!(passed, [true, false, true, false], "{results:?}");
+    assert_eq!(results[1]["tests"]["total"], 3);
+    assert!(results[3]["detail"].as_str().unwrap().contains("not plain data"), "{}", results[3]);
+}
+
+#[test]
+fn an_evalplus_line_of_hundreds_of_kilobytes_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs: Vec<String> = (0..20_000).map(|i| format!("[{i}]")).collect();
+    let line = format!(
+        r#"{{"task_id": "HumanEval/950", "prompt": "def square(n):\n", "entry_point": "square", "canonical_solution": "    return n * n\n", "test": "", "contract": "", "atol": 0, "base_input": [[Infinity]], "plus_input": [{}]}}"#,
+        inputs.join(", ")
+    );
+    assert!(line.len() > 100_000);
+    let problems = dir.path().join("big.jsonl");
+    std::fs::write(&problems, format!("{line}\n")).unwrap();
+    let samples = [json!({"task_id": "HumanEval/950", "completion": "    return n ** 2\n"})];
+    let (_, results) = evaluate(dir.path(), &problems, &samples, &[]);
+    assert_eq!(results[0]["passed"], true, "{}", results[0]);
+    assert_eq!(results[0]["phases"][1]["passed"], 20_000);
+}
