@@ -112,7 +112,10 @@ fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
             None
         }
         _ => {
-            let end = bytes[at..].iter().position(|b| matches!(b, b',' | b'}' | b']')).map_or(bytes.len(), |p| at + p);
+            let end = bytes[at..]
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']') || b.is_ascii_whitespace())
+                .map_or(bytes.len(), |p| at + p);
             (end > at).then_some(end)
         }
     }
