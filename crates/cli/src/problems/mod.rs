@@ -34,19 +34,19 @@ pub use evalplus::EvalPlusInputs;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
-    /// JSON Lines of `task_id, prompt, entry_point, test` (and `canonical_solution`).
+    // JSON Lines of `task_id, prompt, entry_point, test` (and `canonical_solution`).
     Humaneval,
-    /// JSON Lines of `task_id, text, code, test_setup_code, test_list, challenge_test_list`.
+    // JSON Lines of `task_id, text, code, test_setup_code, test_list, challenge_test_list`.
     Mbpp,
-    /// A JSON array of `source_file, task_id, prompt, code, test_imports, test_list`.
+    // A JSON array of `source_file, task_id, prompt, code, test_imports, test_list`.
     MbppSanitized,
-    /// EvalPlus's HumanEval+ and MBPP+: `base_input`, `plus_input`, `atol`, ...
+    // EvalPlus's HumanEval+ and MBPP+: `base_input`, `plus_input`, `atol`, ...
     Evalplus,
-    /// APPS: `problem_id`, `input_output` (standard input, or calls with `fn_name`).
+    // APPS: `problem_id`, `input_output` (standard input, or calls with `fn_name`).
     Apps,
-    /// CodeContests: `name`, `public_tests`, `private_tests`, `generated_tests`.
+    // CodeContests: `name`, `public_tests`, `private_tests`, `generated_tests`.
     CodeContests,
-    /// LiveCodeBench: `question_id`, `public_test_cases`, `private_test_cases`.
+    // LiveCodeBench: `question_id`, `public_test_cases`, `private_test_cases`.
     Livecodebench,
 }
 
