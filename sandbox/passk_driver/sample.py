@@ -166,23 +166,31 @@ class Processes:
             self.judge.stop()
 
 
+def _fork_candidate(request, context, scratch, descriptors, field, run):
+    """Forks a candidate's process, which confines itself to `descriptors` and runs
+    `run(request[field])`, which never returns; returns its pid."""
+    pid = forking.fork()
+    if pid == 0:
+        try:
+            candidate.confine_candidate(request, context, scratch, descriptors)
+            code = request[field]
+            del request
+        except BaseException:
+            os._exit(candidate.EXIT_SETUP_FAILED)
+        try:
+            run(code)
+        finally:
+            os._exit(candidate.EXIT_SETUP_FAILED)
+    return pid
+
+
 def _start_in_process(request, context, scratch, cap):
     token = os.urandom(16).hex().encode() + b" "
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     record_r, record_w = os.pipe()
-    pid = forking.fork()
-    if pid == 0:
-        try:
-            candidate.confine_candidate(request, context, scratch, {1: out_w, 2: err_w, 3: record_w})
-            program = request["program"]
-            del request
-        except BaseException:
-            os._exit(candidate.EXIT_SETUP_FAILED)
-        try:
-            candidate.run_in_process(program, token)
-        finally:
-            os._exit(candidate.EXIT_SETUP_FAILED)
+    pid = _fork_candidate(request, context, scratch, {1: out_w, 2: err_w, 3: record_w}, "program",
+                          lambda program: candidate.run_in_process(program, token))
     for fd in (out_w, err_w, record_w):
         os.close(fd)
     return Processes(Child(pid), out_r, err_r, record_r, token, cap)
@@ -239,18 +247,8 @@ def _start_script(request, context, scratch, cap, stdin):
     while view:
         view = view[os.write(stdin_fd, view):]
     os.lseek(stdin_fd, 0, os.SEEK_SET)
-    pid = forking.fork()
-    if pid == 0:
-        try:
-            candidate.confine_candidate(request, context, scratch, {0: stdin_fd, 1: out_w, 2: err_w})
-            program = request["candidate"]
-            del request
-        except BaseException:
-            os._exit(candidate.EXIT_SETUP_FAILED)
-        try:
-            candidate.run_script(program)
-        finally:
-            os._exit(candidate.EXIT_SETUP_FAILED)
+    pid = _fork_candidate(request, context, scratch, {0: stdin_fd, 1: out_w, 2: err_w}, "candidate",
+                          candidate.run_script)
     for fd in (out_w, err_w, stdin_fd):
         os.close(fd)
     return Processes(Child(pid), out_r, err_r, record_r, b"\0", cap)
@@ -371,9 +369,11 @@ class Execution:
         self.status = status
 
 
-def _execute(request, context, timeout, start):
+def _execute(request, context, timeout, start, decided=None):
     """Runs one candidate process, started by `start(scratch)`, under `timeout`; kills
-    what is left of it and clears up after it."""
+    what is left of it and clears up after it. `decided(execution)` is called as soon as
+    the run is decided, before the clean-up, so that a verdict sent from it reaches the
+    harness while the driver clears up."""
     scratch = os.path.join(context.scratch_root, "work")
     started = time.monotonic()
     os.mkdir(scratch, 0o700)
@@ -398,6 +398,9 @@ def _execute(request, context, timeout, start):
     if not watch.harness_gone:
         fields = _verdict(request, processes, watch, out_of_memory, timeout)
     out, err = processes.streams.values()
+    execution = Execution(fields, duration, out, err, peak, cpu, processes.candidate.status)
+    if decided is not None and fields is not None:
+        decided(execution)
     processes.finish()
     cleanup.kill_strays(spared=context.judge.pid)
     if group is not None:
@@ -414,16 +417,15 @@ def _execute(request, context, timeout, start):
         confine.unshare(confine.CLONE_NEWIPC)
     if group is not None:
         group.settle()
-    return Execution(fields, duration, out, err, peak, cpu, processes.candidate.status)
+    return execution
 
 
 def run(request, context, send):
     """Runs one sample and sends its verdict with `send`; returns False if the harness
     went away instead."""
     cap = int(request.get("output_cap", 65536))
-    timeout = float(request["timeout"])
     if "stdio" in request:
-        message = stdio.run(request, context, cap, _execute_script)
+        message = _run_stdio(request, context, cap)
     elif "calls" in request:
         message = _run_calls(request, context, cap)
     else:
@@ -435,18 +437,33 @@ def run(request, context, send):
 
             def start(scratch):
                 return _start_judged(request, context, scratch, cap, problem, request["entry_point"])
-        execution = _execute(request, context, timeout, start)
-        message = None if execution.fields is None else _message(request, execution.fields, execution)
+
+        def decided(execution):
+            send(_message(request, execution.fields, execution))
+        execution = _execute(request, context, float(request["timeout"]), start, decided)
+        return execution.fields is not None
     if message is None:
         return False
     send(message)
     return True
 
 
-def _execute_script(request, context, cap, stdin, timeout):
-    def start(scratch):
-        return _start_script(request, context, scratch, cap, stdin)
-    return _execute(request, context, timeout, start)
+def _run_stdio(request, context, cap):
+    """A standard-input problem: one run of the program per test (see stdio.py)."""
+    def execute(stdin, timeout, output_cap):
+        def start(scratch):
+            return _start_script(request, context, scratch, max(cap, output_cap), stdin)
+        return _execute(request, context, timeout, start)
+
+    _, suite = context.suites.get(request["stdio"])
+    tested = stdio.run(suite, float(request["timeout"]), execute)
+    if tested is None:
+        return None
+    message = _message(request, tested.fields, _combined(tested.executions))
+    message["tests"] = tested.counts
+    if tested.failure is not None:
+        message["failure"] = tested.failure
+    return message
 
 
 def _run_calls(request, context, cap):
@@ -457,17 +474,18 @@ def _run_calls(request, context, cap):
         return {**_message(request, ("unjudgeable", suite["unjudgeable"], "failed: cannot be judged"),
                            Execution(None, 0.0, Capture(0), Capture(0), None, None, None)), "phases": []}
     phases = []
-    total = Execution(None, 0.0, None, None, None, None, None)
+    executions = []
     verdict = None
     for index, phase in enumerate(suite["phases"]):
-        problem = ("calls", f"{suite_id}/{index}", context.judge.spec_unless_known(f"{suite_id}/{index}", suite, phase))
+        key = f"{suite_id}/{index}"
+        problem = ("calls", key, context.judge.spec_unless_known(key, suite, phase))
 
         def start(scratch):
             return _start_judged(request, context, scratch, cap, problem, suite["entry_point"])
         execution = _execute(request, context, float(phase["timeout"]), start)
         if execution.fields is None:
             return None
-        _add(total, execution)
+        executions.append(execution)
         fields = execution.fields
         extra = fields[3] if len(fields) > 3 else {"phase": phase["name"], "passed": 0, "run": 0,
                                                    "total": phase.get("count", 0)}
@@ -477,20 +495,19 @@ def _run_calls(request, context, cap):
             verdict = fields
             if not suite.get("all"):
                 break
-    message = _message(request, (verdict or execution.fields)[:3], total)
+    message = _message(request, (verdict or executions[-1].fields)[:3], _combined(executions))
     message["phases"] = [_plain_phase(extra) for extra in phases]
     return message
 
 
-def _add(total, execution):
-    """Adds one run's figures to the sample's."""
-    total.duration += execution.duration
-    total.out = total.out or execution.out
-    total.err = total.err or execution.err
-    if execution.peak is not None:
-        total.peak = max(total.peak or 0, execution.peak)
-    if execution.cpu is not None:
-        total.cpu = (total.cpu or 0.0) + execution.cpu
+def _combined(executions):
+    """One sample's figures over its runs: their time and CPU added, the most memory any
+    held, and the first run's output."""
+    peaks = [execution.peak for execution in executions if execution.peak is not None]
+    cpus = [execution.cpu for execution in executions if execution.cpu is not None]
+    first = executions[0]
+    return Execution(None, sum(execution.duration for execution in executions), first.out, first.err,
+                     max(peaks) if peaks else None, sum(cpus) if cpus else None, None)
 
 
 def _plain_phase(extra):

@@ -118,32 +118,37 @@ def _ended(status, stderr):
     return "failed", f"runtime error (exit status {code}){why}"
 
 
-def run(request, context, cap, execute):
-    """Runs the program on each test, stopping at the first that fails unless every
-    test is to be run; returns the sample's verdict message (None if the harness went
-    away)."""
-    from .sample import Execution, _add, _message
+class Tested:
+    """What a sample's runs came to: its verdict's fields, every run, the counts of
+    tests, and the first failure."""
 
-    _, suite = context.suites.get(request["stdio"])
+    def __init__(self, fields, executions, counts, failure):
+        self.fields = fields
+        self.executions = executions
+        self.counts = counts
+        self.failure = failure
+
+
+def run(suite, timeout, execute):
+    """Runs the program on each test with `execute(stdin, timeout, output_cap)`, stopping
+    at the first that fails unless every test is to be run; None if the harness went
+    away."""
     tests = suite["tests"]
     every_test = bool(suite.get("all"))
     tolerance = suite.get("float_tolerance")
     checker = suite.get("checker")
-    timeout = float(request["timeout"])
-    total = Execution(None, 0.0, None, None, None, None, None)
-    passed = run_count = 0
-    first = failure = None
+    executions = []
+    passed = 0
+    first = None
     for index, test in enumerate(tests):
         expected = test["output"]
-        execution = execute(request, context, max(cap, 2 * len(expected) + OUTPUT_SLACK),
-                            test["input"].encode("utf-8", "surrogateescape"), timeout)
+        execution = execute(test["input"].encode("utf-8", "surrogateescape"), timeout,
+                            2 * len(expected) + OUTPUT_SLACK)
         if execution.fields is None:
             return None
-        _add(total, execution)
-        run_count += 1
+        executions.append(execution)
         where = f"test {index + 1} of {len(tests)}"
         status, detail, result = execution.fields[:3]
-        wrong = None
         if status == "error" and not os.WIFSIGNALED(execution.status):
             # The program ran to an exit of its own: its status says how it went.
             ending = _ended(execution.status, execution.err.text())
@@ -174,9 +179,6 @@ def run(request, context, cap, execute):
             first = (fields, failure)
         if not every_test:
             break
-    fields = first[0] if first is not None else ("passed", "", "passed")
-    message = _message(request, fields, total)
-    message["tests"] = {"passed": passed, "run": run_count, "total": len(tests)}
-    if first is not None:
-        message["failure"] = first[1]
-    return message
+    fields, failure = first if first is not None else (("passed", "", "passed"), None)
+    counts = {"passed": passed, "run": len(executions), "total": len(tests)}
+    return Tested(fields, executions, counts, failure)

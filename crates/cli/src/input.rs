@@ -105,6 +105,19 @@ pub fn string_field(
     }
 }
 
+/// Reads a string field that may be missing or null.
+pub fn optional_string_field(
+    source: &str,
+    line: usize,
+    object: &Map<String, Value>,
+    field: &'static str,
+) -> Result<Option<String>, InputError> {
+    match object.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(_) => string_field(source, line, object, field).map(Some),
+    }
+}
+
 /// A validated sample: which problem it answers, its candidate, and all its fields.
 #[derive(Debug)]
 pub struct Sample {

@@ -7,7 +7,7 @@ use passk_runner::{ProblemCode, Tests};
 use serde_json::{Map, Value};
 
 use super::Problem;
-use crate::input::{string_field, InputError};
+use crate::input::{optional_string_field, string_field, InputError};
 
 pub fn problem(source: &str, line: usize, object: &Map<String, Value>) -> Result<Problem, InputError> {
     let field = |field| string_field(source, line, object, field);
@@ -15,10 +15,7 @@ pub fn problem(source: &str, line: usize, object: &Map<String, Value>) -> Result
     let prompt = field("prompt")?;
     let entry_point = field("entry_point")?;
     let test = field("test")?;
-    let canonical_solution = match object.get("canonical_solution") {
-        None | Some(Value::Null) => None,
-        Some(_) => Some(field("canonical_solution")?),
-    };
+    let canonical_solution = optional_string_field(source, line, object, "canonical_solution")?;
     if !super::is_identifier(&entry_point) {
         return Err(InputError::EntryPoint { path: source.to_owned(), line, value: entry_point });
     }

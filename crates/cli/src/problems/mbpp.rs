@@ -13,7 +13,7 @@ use passk_runner::{ProblemCode, Tests};
 use serde_json::{Map, Value};
 
 use super::{Problem, SetOptions};
-use crate::input::{string_field, InputError};
+use crate::input::{optional_string_field, string_field, InputError};
 use crate::jsonl::JsonlReader;
 
 /// A line of the original MBPP file.
@@ -25,7 +25,7 @@ pub fn original(
 ) -> Result<Problem, InputError> {
     let task_id = super::task_id(source, line, object, "task_id")?;
     let code = string_field(source, line, object, "code")?;
-    let setup = optional_string(source, line, object, "test_setup_code")?;
+    let setup = optional_string_field(source, line, object, "test_setup_code")?.unwrap_or_default();
     let mut asserts = strings(source, line, object, "test_list")?;
     if options.challenge_tests {
         asserts.extend(strings(source, line, object, "challenge_test_list").or_else(|error| match error {
@@ -37,7 +37,7 @@ pub fn original(
 }
 
 /// The sanitized MBPP file: one JSON array.
-pub fn sanitized(reader: JsonlReader, _options: &SetOptions) -> Result<Vec<(usize, Problem)>, InputError> {
+pub fn sanitized(reader: JsonlReader) -> Result<Vec<(usize, Problem)>, InputError> {
     let source = reader.source().to_owned();
     let text = reader.rest()?;
     let items: Vec<Value> = match serde_json::from_str(&text) {
@@ -133,18 +133,6 @@ fn called(text: &str) -> Vec<&str> {
         }
     }
     names
-}
-
-fn optional_string(
-    source: &str,
-    line: usize,
-    object: &Map<String, Value>,
-    field: &'static str,
-) -> Result<String, InputError> {
-    match object.get(field) {
-        None | Some(Value::Null) => Ok(String::new()),
-        Some(_) => string_field(source, line, object, field),
-    }
 }
 
 fn strings(

@@ -180,7 +180,7 @@ impl ProblemSet {
         let problems = match format {
             Format::Humaneval => each_line(reader, |line, object| humaneval::problem(&source, line, object))?,
             Format::Mbpp => each_line(reader, |line, object| mbpp::original(&source, line, object, options))?,
-            Format::MbppSanitized => mbpp::sanitized(reader, options)?,
+            Format::MbppSanitized => mbpp::sanitized(reader)?,
             Format::Evalplus => evalplus::read(reader, options)?,
             Format::Apps => each_line(reader, |line, object| contests::apps(&source, line, object, options))?,
             Format::CodeContests => {
