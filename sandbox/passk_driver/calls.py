@@ -152,7 +152,9 @@ def judge_phase(phase, channel, seal):
     if first is None:
         return _record(tally, judge.GONE, "", "")
     try:
-        first = wire.decode(first)
+        first = wire.decode(first, channel.budget)
+    except wire.TooLarge as error:
+        return _record(tally, *judge.too_large(error).fields()[:3])
     except wire.Malformed as error:
         return _record(tally, *judge.unreadable(str(error)).fields()[:3])
     if type(first) is not tuple or not first or first[0] != "ready" or not judge.shape(first, bool):
@@ -184,16 +186,18 @@ def judge_phase(phase, channel, seal):
         if raw is None:
             return _record(tally, judge.GONE, "", "")
         try:
-            answer = wire.decode(raw)
+            answer = wire.decode(raw, channel.budget)
+        except wire.TooLarge as error:
+            return _record(tally, *judge.too_large(error).fields()[:3])
         except wire.Malformed as error:
             return _record(tally, *judge.unreadable(str(error)).fields()[:3])
         kind = answer[0] if type(answer) is tuple and answer else None
         if kind == "exit" and judge.shape(answer, str, str):
             return _record(tally, *judge.exit_record(answer[2]).fields()[:3])
-        if kind == "raise" and judge.shape(answer, str, str, (tuple, type(None)), str, (int, type(None))):
-            _, _, name, _, text, code = answer
-            detail = tally.fail(index, arguments, f"raised {name}: {text}" if text else f"raised {name}")
-            record = judge.exception_record(name, text, code, detail)
+        if kind == "raise" and judge.shape(answer, str, str, (tuple, type(None)), str):
+            _, _, name, _, text = answer
+            detail = tally.fail(index, arguments, judge.said(name, text))
+            record = judge.exception_record(text, detail)
             if phase.record or not phase.every_input or record.status != "failed":
                 return _record(tally, *record.fields()[:3])
             continue

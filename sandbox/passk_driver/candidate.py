@@ -18,6 +18,8 @@ import sys
 from . import confine, wire
 
 EXIT_SETUP_FAILED = 120
+# As much of an exception's message as a record carries (judge.DETAIL_CAP).
+DETAIL_CAP = 1000
 CHANNEL_IN, CHANNEL_OUT = 3, 4
 RESULT_FD = 3
 
@@ -36,12 +38,20 @@ def confine_candidate(request, context, scratch, descriptors):
         if os.getppid() != context.driver_pid:
             os._exit(EXIT_SETUP_FAILED)
     confine.reset_signals()
+    # Python ignores SIGXFSZ; at its default a write past the file size limit kills the
+    # process, which the driver sees, where an EFBIG could be raised by hand.
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
     confine.drop_privileges(context.privileged, context.candidate_user)
     # Its own /proc/self must be readable to it, as for any program; the filter and its
     # lack of privilege still keep every other process from tracing it.
     confine.prctl(confine.PR_SET_DUMPABLE, 1)
     os.chdir(scratch)
     confine.keep_descriptors(descriptors)
+    if context.sample_group is not None:
+        # The group's memory limit counts all the sample holds, and the kernel says when
+        # it is reached; an address-space limit would only raise a MemoryError that the
+        # candidate could as well have raised by hand.
+        request = {key: value for key, value in request.items() if key != "memory_bytes"}
     confine.set_limits(request)
     if context.syscall_filter:
         context.syscall_filter.install(os.getpid())
@@ -63,11 +73,10 @@ def _exception_frame(kind, exc):
     if isinstance(exc, SystemExit):
         return wire.encode(("exit", kind, text))
     args = exc.args if type(exc).__module__ == "builtins" else None
-    code = exc.errno if isinstance(exc, OSError) and type(exc.errno) is int else None
     try:
-        return wire.encode(("raise", kind, name, args, text, code))
+        return wire.encode(("raise", kind, name, args, text))
     except wire.NotPlainData:
-        return wire.encode(("raise", kind, name, None, text, code))
+        return wire.encode(("raise", kind, name, None, text))
 
 
 def _flush():
@@ -186,9 +195,11 @@ def run_in_process(program, token):
     """In-process mode: runs candidate and tests together; the record goes to RESULT_FD
     only if the tests return. Never returns."""
     # Bound now: the candidate may replace anything it can reach by name later.
-    write, exit_now, encode = os.write, os._exit, wire.encode
+    write, exit_now, encode, shorten = os.write, os._exit, wire.encode, wire.shorten
 
     def report(status, detail, result):
+        # The program's exception may carry a message of any length.
+        detail, result = shorten(detail, DETAIL_CAP), shorten(result, DETAIL_CAP)
         try:
             sys.stdout.flush()
             sys.stderr.flush()
@@ -205,16 +216,10 @@ def run_in_process(program, token):
     except BaseException as exc:
         name, text = describe_exception(exc)
         report("error", f"does not compile: {name}: {text}", f"failed: {text}")
+    # A MemoryError or a limit's OSError is only the program's word: it fails, and the
+    # driver says `out-of-memory` or `limit` where it saw the limit reached.
     try:
         exec(code, {})
-    except MemoryError as exc:
-        report("out-of-memory", "MemoryError", f"failed: {describe_exception(exc)[1]}")
-    except OSError as exc:
-        name, text = describe_exception(exc)
-        limit = confine.LIMIT_ERRORS.get(exc.errno)
-        if limit:
-            report("limit", f"{limit} ({name}: {text})", f"failed: {text}")
-        report("failed", f"{name}: {text}", f"failed: {text}")
     except SystemExit as exc:
         name, text = describe_exception(exc)
         report("error", f"exited before its tests finished ({name}: {text})", f"failed: {text}")

@@ -29,6 +29,20 @@ def _field(data, name):
     return 0
 
 
+class Seen:
+    """What the kernel counted for one sample."""
+
+    def __init__(self, peak, cpu, out_of_memory, process_limit):
+        self.peak = peak
+        self.cpu = cpu
+        self.out_of_memory = out_of_memory
+        self.process_limit = process_limit
+
+
+# Where a sample has no group: nothing seen.
+UNSEEN = Seen(None, None, False, False)
+
+
 class SampleGroup:
     """The sample group's descriptors, and its counters as they stood when the last
     sample's processes were gone."""
@@ -48,6 +62,7 @@ class SampleGroup:
         self.peak_per_sample = self._reset_peak()
         self.cpu_base = self._cpu()
         self.oom_base = self._oom_kills()
+        self.refused_forks_base = self._refused_forks()
 
     def join(self):
         """In a process just forked for a sample: moves it into the sample's group."""
@@ -55,15 +70,18 @@ class SampleGroup:
             os.write(fd, b"0")
 
     def figures(self):
-        """The sample's peak memory in bytes (None where it cannot be told), its CPU
-        seconds (None where not accounted), and whether the kernel killed any of its
-        processes for want of memory. Read once every process of the sample has SIGKILL
-        pending, so none of them runs again: the next sample counts from here."""
+        """What the kernel saw of the sample: its peak memory in bytes (None where it
+        cannot be told) and CPU seconds (None where not accounted), whether it killed any
+        of its processes for want of memory, and whether it refused the sample a process
+        at its limit. Read once every process of the sample has SIGKILL pending, so none
+        of them runs again: the next sample counts from here."""
         peak = int(_read(self.peak_fd)) if self.peak_per_sample else None
         cpu, self.cpu_base = self._difference(self._cpu(), self.cpu_base)
         oom_kills = self._oom_kills()
         killed, self.oom_base = oom_kills > self.oom_base, oom_kills
-        return peak, cpu, killed
+        refused_forks = self._refused_forks()
+        refused, self.refused_forks_base = refused_forks > self.refused_forks_base, refused_forks
+        return Seen(peak, cpu, killed, refused)
 
     def empty(self):
         """Kills every process left in the sample's group, and returns once none is: the
@@ -121,3 +139,15 @@ class SampleGroup:
 
     def _oom_kills(self):
         return _field(_read(self.events_fd), b"oom_kill")
+
+    def _refused_forks(self):
+        """How often the pids controller refused the sample's group a process (the `max`
+        of `pids.events`, in v1 and v2 alike; 0 where the kernel has no such file)."""
+        try:
+            fd = os.open("pids.events", os.O_RDONLY | os.O_CLOEXEC, dir_fd=self.members_fd)
+        except OSError:
+            return 0
+        try:
+            return _field(_read(fd), b"max")
+        finally:
+            os.close(fd)

@@ -126,32 +126,40 @@ def kill_strays(spared):
         if not strays:
             return
         _sigkill(strays)
-        _reap(strays)
+        reap_ended()
         # The judge reaps the orphans among them, in its own time.
         time.sleep(0.0002)
 
 
-def _reap(pids):
-    for pid in pids:
+def reap_ended():
+    """Reaps every child that has ended, waiting on none. Waiting on one pid can wait
+    forever: a judge that is the init of a pid namespace does not end until every
+    process of its namespace is reaped, and a candidate there is the driver's child."""
+    while True:
         try:
-            os.waitpid(pid, 0)
+            pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            pass
+            return
+        if pid == 0:
+            return
 
 
 def kill_everything_below():
-    """Kills and reaps every descendant, the judge included: the driver is stopping."""
-    if os.getpid() == 1:
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    """Kills and reaps every descendant, the judge included: the driver is stopping.
+    Returns once it has no child left, living or not."""
     while True:
-        strays = _descendants(None)
-        if not strays:
+        if os.getpid() == 1:
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        _sigkill(_descendants(None))
+        reap_ended()
+        try:
+            os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
             return
-        _sigkill(strays)
-        _reap(strays)
+        time.sleep(0.0002)
 
 
 def remove_shared_memory():

@@ -12,7 +12,6 @@ set holds.
 
 import _signal
 import ctypes
-import errno
 import os
 import resource
 import signal
@@ -141,13 +140,6 @@ def keep_descriptors(mapping):
         os.dup2(copies[source], target)
     os.closerange(max(wanted) + 1, os.sysconf("SC_OPEN_MAX"))
 
-
-# Errors that mean a process ran into one of its limits.
-LIMIT_ERRORS = {
-    errno.EFBIG: "file size limit",
-    errno.EMFILE: "open files limit",
-    errno.EAGAIN: "process limit",
-}
 
 # (rlimit, request key, extra on the soft limit, extra on the hard limit)
 _LIMITS = (

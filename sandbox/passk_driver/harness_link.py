@@ -36,12 +36,26 @@ class Lost(Exception):
 
 
 class HeldSuite:
-    """A suite's data as the harness sent it, and its phases of calls, parsed when first
-    judged."""
+    """A suite's data as the harness sent it, and its phases of calls or its test code,
+    parsed when first judged."""
 
     def __init__(self, data):
         self.data = data
         self.parsed = {}
+        self.compiled = None
+
+    def check(self):
+        """HumanEval-style tests: the prompt's and the tests' code compiled once for all
+        the samples that follow, or a Record if they do not compile."""
+        if self.compiled is None:
+            code = self.data["check"]
+            try:
+                self.compiled = (judge.compile_prompt(code["prompt"]), compile(code["test"], judge.TEST_FILE, "exec"),
+                                 code["test"].splitlines())
+            except Exception as exc:
+                detail = f"the problem's code does not compile: {type(exc).__name__}: {exc}"
+                self.compiled = judge.Record("unjudgeable", detail, f"failed: {exc}")
+        return self.compiled
 
     def phase(self, index):
         """Phase `index` of a suite of calls: a calls.Phase, or a Record if its data

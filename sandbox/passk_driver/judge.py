@@ -19,7 +19,7 @@ import builtins
 import reprlib
 import sys
 
-from . import confine, wire
+from . import wire
 
 PROMPT_FILE = "<prompt>"
 TEST_FILE = "<test>"
@@ -30,7 +30,17 @@ GONE = "gone"
 # Never raised here on the candidate's word: an exit is reported as one.
 _NOT_REBUILT = (SystemExit, GeneratorExit)
 
-_REPR = reprlib.Repr()
+class _Shown(reprlib.Repr):
+    def repr_int(self, value, level):
+        # Python refuses to write an int of more than 4,300 digits as text, and a
+        # candidate may answer one.
+        try:
+            return super().repr_int(value, level)
+        except ValueError:
+            return f"<an int of {value.bit_length()} bits>"
+
+
+_REPR = _Shown()
 _REPR.maxlevel = 4
 _REPR.maxstring = _REPR.maxother = 80
 _REPR.maxlong = 60
@@ -39,10 +49,20 @@ _REPR.maxlist = _REPR.maxtuple = _REPR.maxset = _REPR.maxfrozenset = _REPR.maxdi
 
 def show(value):
     """A short repr of plain data (never the candidate's own __repr__)."""
-    return wire.shorten(_REPR.repr(value))
+    try:
+        return wire.shorten(_REPR.repr(value))
+    except Exception:
+        return f"<{wire.describe(value)[2:]} that cannot be shown>"
 
 
-def _text(exc):
+def said(name, text):
+    """What the candidate said of an exception of its own, capped: both its type's name
+    and its message are the candidate's to choose, of any length."""
+    name, text = wire.shorten(name, DETAIL_CAP), wire.shorten(text, DETAIL_CAP)
+    return f"raised {name}: {text}" if text else f"raised {name}"
+
+
+def text_of(exc):
     try:
         return str(exc)
     except Exception:
@@ -160,9 +180,9 @@ def load_failure(answer):
         return Record("error", f"does not compile: {name}: {text}", f"failed: {text}")
     if answer[0] == "exit" and shape(answer, str, str):
         return exit_record(answer[2])
-    if answer[0] == "raise" and shape(answer, str, str, (tuple, type(None)), str, (int, type(None))):
-        _, _, name, _, text, code = answer
-        return exception_record(name, text, code, f"{name}: {text}" if text else name)
+    if answer[0] == "raise" and shape(answer, str, str, (tuple, type(None)), str):
+        _, _, name, _, text = answer
+        return exception_record(text, said(name, text)[len("raised "):])
     return None
 
 
@@ -170,12 +190,10 @@ def exit_record(text):
     return Record("error", f"exited before its tests finished (SystemExit: {text})", f"failed: {text}")
 
 
-def exception_record(name, text, code, detail):
-    if name == "MemoryError":
-        return Record("out-of-memory", detail, f"failed: {text}")
-    limit = confine.LIMIT_ERRORS.get(code)
-    if limit:
-        return Record("limit", f"{limit} ({detail})", f"failed: {text}")
+def exception_record(text, detail):
+    """A candidate's exception fails it, whatever it is: a MemoryError or an OSError of
+    a limit's errno is only the candidate's word, which it can raise by hand. The
+    driver makes it `out-of-memory` or `limit` where it saw the limit reached."""
     return Record("failed", detail, f"failed: {text}")
 
 
@@ -185,6 +203,13 @@ def shape(answer, *types):
     if type(answer) is not tuple or len(answer) != len(types) + 1:
         return False
     return all(type(item) in (kinds if type(kinds) is tuple else (kinds,)) for item, kinds in zip(answer[1:], types))
+
+
+def too_large(error):
+    """The record for an answer the judge would run out of memory to read: counted by
+    the judge, so the sample's own memory limit was what it met."""
+    return Record("out-of-memory", f"sent the judge an answer that {error}, half the sample's memory limit",
+                  "failed: answer too large")
 
 
 def unreadable(why):
@@ -218,7 +243,9 @@ class StandIn:
         if payload is None:
             self.stop(Record(GONE, "", ""))
         try:
-            answer = wire.decode(payload)
+            answer = wire.decode(payload, self.channel.budget)
+        except wire.TooLarge as error:
+            self.stop(too_large(error))
         except wire.Malformed as error:
             self.stop(unreadable(str(error)))
         if type(answer) is not tuple or not answer or type(answer[0]) is not str:
@@ -249,11 +276,10 @@ class StandIn:
         if kind == "return" and len(answer) == 2:
             call.answer = self.channel.last
             return answer[1]
-        if kind == "raise" and shape(answer, str, str, (tuple, type(None)), str, (int, type(None))):
-            _, _, name, exception_args, text, code = answer
-            call.outcome = f"raised {name}: {text}" if text else f"raised {name}"
+        if kind == "raise" and shape(answer, str, str, (tuple, type(None)), str):
+            _, _, name, exception_args, text = answer
+            call.outcome = said(name, text)
             call.exception = rebuild_exception(name, exception_args, text)
-            call.exception.passk_errno = code
             raise call.exception
         if kind == "exit" and shape(answer, str, str):
             self.stop(exit_record(answer[2]))
@@ -274,10 +300,10 @@ class StandIn:
         call = self.last
         if call is not None:
             pieces.append(call.describe(source))
-        text = _text(exc)
+        text = text_of(exc)
         name = type(exc).__name__
         if call is not None and call.exception is exc:
-            return exception_record(name, text, getattr(exc, "passk_errno", None), ": ".join(filter(None, pieces)))
+            return exception_record(text, ": ".join(filter(None, pieces)))
         if isinstance(exc, NameError) and _raised_in_problem(exc.__traceback__):
             # The tests use a name that only the candidate's code defines (MBPP's asserts
             # build the candidate's own classes): out of process they cannot have it.
@@ -291,8 +317,6 @@ class StandIn:
             pieces.append(text)
         else:
             pieces.append(f"{name}: {text}" if text else name)
-        if isinstance(exc, MemoryError):
-            return Record("out-of-memory", ": ".join(filter(None, pieces)), f"failed: {text}")
         return Record("failed", ": ".join(filter(None, pieces)) or name, f"failed: {text}")
 
 
@@ -304,7 +328,7 @@ def judge(problem, entry_point, channel):
     try:
         exec(prompt_code, namespace)
     except BaseException as exc:
-        return Record("unjudgeable", f"the problem's prompt raised {type(exc).__name__}: {_text(exc)}",
+        return Record("unjudgeable", f"the problem's prompt raised {type(exc).__name__}: {text_of(exc)}",
                       "failed: the problem's prompt raised")
     stand_in = StandIn(channel, entry_point, test_lines)
     try:

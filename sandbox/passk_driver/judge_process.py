@@ -14,39 +14,19 @@ traced by a process without privilege, and where a second user is mapped the
 candidate runs as that user. The driver, outside the namespace, cannot even be named.
 """
 
-import collections
 import os
 import select
 import signal
 import socket
 import time
 
-from . import calls, confine, judge, stdio, wire
+from . import calls, cleanup, confine, judge, stdio, wire
 from .harness_link import HarnessLink, Lost
 
-# Compiled problems kept for the samples that follow (samples of a problem come together).
-PROBLEMS_KEPT = 256
 _HEADER = 4
 # The judge's descriptors: its socket to the driver, and its line to the harness.
 CONTROL_FD = 3
 LINK_FD = 4
-
-
-class _Problems:
-    """Each problem's code, compiled once for all its samples."""
-
-    def __init__(self):
-        self._compiled = collections.OrderedDict()
-
-    def get(self, prompt, test):
-        key = (prompt, test)
-        compiled = self._compiled.pop(key, None)
-        if compiled is None:
-            compiled = (judge.compile_prompt(prompt), compile(test, judge.TEST_FILE, "exec"), test.splitlines())
-        self._compiled[key] = compiled
-        if len(self._compiled) > PROBLEMS_KEPT:
-            self._compiled.popitem(last=False)
-        return compiled
 
 
 def _receive(control):
@@ -84,20 +64,22 @@ def serve(control_fd, link_fd, privileged, ipc_namespace_per_sample, request):
         confine.set_limits({key: request.get(key) for key in ("memory_bytes", "file_size_bytes", "open_files")})
         control = socket.socket(fileno=CONTROL_FD)
         link = HarnessLink(LINK_FD)
-        problems = _Problems()
+        # What one sample's answers may take to build here: half its memory limit, so
+        # that the judge meets the budget before its own limit.
+        memory = request.get("memory_bytes")
+        budget = memory // 2 if memory else None
         while True:
             received = _receive(control)
             if received is None:
                 break
             problem, fds = received
-            if problem[0] == "compare":
-                record = _compare(link, problem)
-            else:
-                channel = wire.Channel(*fds)
-                if problem[0] == "calls":
-                    record = _judge_calls(link, problem, channel)
-                else:
-                    record = _judge_tests(problems, problem, channel)
+            try:
+                record = _judge(link, problem, fds, budget)
+            except Exception as exc:
+                # Whatever went wrong judging this sample (an answer too large to hold),
+                # the judge answers for it and goes on to the next.
+                detail = f"the judge could not finish: {type(exc).__name__}: {judge.text_of(exc)}"
+                record = judge.Record("error", detail, "failed: the judge could not finish")
             for fd in fds:
                 os.close(fd)
             control.sendall(_frame(record.fields()))
@@ -105,14 +87,25 @@ def serve(control_fd, link_fd, privileged, ipc_namespace_per_sample, request):
         os._exit(0)
 
 
-def _judge_tests(problems, problem, channel):
-    _, prompt, test, entry_point = problem
+def _judge(link, problem, fds, budget):
+    if problem[0] == "compare":
+        return _compare(link, problem)
+    channel = wire.Channel(*fds, budget=budget)
+    if problem[0] == "calls":
+        return _judge_calls(link, problem, channel)
+    return _judge_tests(link, problem, channel)
+
+
+def _judge_tests(link, problem, channel):
+    _, seq, suite_id = problem
     try:
-        compiled = problems.get(prompt, test)
-    except Exception as exc:
-        detail = f"the problem's code does not compile: {type(exc).__name__}: {exc}"
-        return judge.Record("unjudgeable", detail, f"failed: {exc}")
-    return judge.judge(compiled, entry_point, channel)
+        held = link.suite(seq, suite_id)
+    except Lost as error:
+        return _lost(error)
+    compiled = held.check()
+    if isinstance(compiled, judge.Record):
+        return compiled
+    return judge.judge(compiled, held.data["entry_point"], channel)
 
 
 def _lost(error):
@@ -238,7 +231,16 @@ class JudgeProcess:
             os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        os.waitpid(self.pid, 0)
+        # Not a wait on the judge alone: as the init of a pid namespace it ends only once
+        # every process there is reaped, some of them the driver's own children.
+        while True:
+            try:
+                if os.waitpid(self.pid, os.WNOHANG)[0]:
+                    break
+            except ChildProcessError:
+                break
+            cleanup.reap_ended()
+            time.sleep(0.0002)
         self._forget()
 
     def _forget(self):

@@ -20,7 +20,7 @@ import select
 import signal
 import time
 
-from . import candidate, cleanup, confine, forking, judge, stdio, wire
+from . import candidate, cgroup, cleanup, confine, forking, judge, stdio, wire
 from .judge_process import JudgeLost
 
 READ_CHUNK = 65536
@@ -29,6 +29,9 @@ RECORD_CAP = 1 << 20
 COMPARE_LIMIT = stdio.CHECKER_TIMEOUT + 30
 # Signals that the kernel sends when a limit is exceeded.
 LIMIT_SIGNALS = {signal.SIGXCPU: "CPU time limit", signal.SIGXFSZ: "file size limit"}
+# What a record that a candidate's own process writes (in-process mode) may say: that
+# it ran into a limit is for the driver to tell, from what the kernel saw.
+CANDIDATE_STATUSES = ("passed", "failed", "error")
 
 
 def clean(text):
@@ -64,6 +67,8 @@ class RecordReader:
         self.token = token
         self.buffer = b""
         self.record = None
+        # A record too long to read: the rest of it is still in the pipe.
+        self.oversize = False
 
     def feed(self, data):
         if self.record is not None:
@@ -81,6 +86,7 @@ class RecordReader:
         size = int.from_bytes(frame[:4], "big")
         if size > RECORD_CAP:
             self.record = ("error", "verdict record too long", "failed: ")
+            self.oversize = True
         elif len(frame) >= 4 + size:
             self.record = self._read(frame[4:4 + size])
 
@@ -158,8 +164,11 @@ class Processes:
                 os.set_blocking(fd, True)
 
     def release_judge(self):
-        """Kills a judge that did not finish the sample; the next sample starts another."""
-        if self.judge is not None and self.reader.record is None and self.judge_status is None:
+        """Kills a judge that did not finish the sample, or whose record was too long to
+        read, so that no later sample reads the rest of it; the next sample starts
+        another."""
+        unfinished = self.reader.record is None or self.reader.oversize
+        if self.judge is not None and unfinished and self.judge_status is None:
             self.judge.stop()
 
     def finish(self):
@@ -259,6 +268,27 @@ def _start_script(request, context, scratch, cap, stdin):
     return Processes(Child(pid), out_r, err_r, record_r, b"\0", cap)
 
 
+class _Poller:
+    """A poll set whose descriptors may be let go of more than once: a pipe's end and
+    the death of the process that held it come in either order."""
+
+    def __init__(self):
+        self.poller = select.poll()
+        self.registered = set()
+
+    def register(self, fd):
+        self.poller.register(fd, select.POLLIN)
+        self.registered.add(fd)
+
+    def unregister(self, fd):
+        if fd in self.registered:
+            self.registered.discard(fd)
+            self.poller.unregister(fd)
+
+    def poll(self, milliseconds):
+        return self.poller.poll(milliseconds)
+
+
 class Watch:
     """Waits for the verdict, the deadline, or the harness's going away."""
 
@@ -273,11 +303,11 @@ class Watch:
         processes = self.processes
         candidate_pidfd = processes.candidate.pidfd
         judge_pidfd = processes.judge.pidfd if processes.judge is not None else None
-        poller = select.poll()
+        poller = _Poller()
         for fd in (*processes.streams, processes.record_fd, candidate_pidfd, self.harness_fd):
-            poller.register(fd, select.POLLIN)
+            poller.register(fd)
         if judge_pidfd is not None:
-            poller.register(judge_pidfd, select.POLLIN)
+            poller.register(judge_pidfd)
         while not processes.decided():
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
@@ -336,20 +366,32 @@ def _candidate_ending(request, child):
     return "error", detail, f"failed: {detail}"
 
 
-def _verdict(request, processes, watch, out_of_memory, timeout):
+def _verdict(request, processes, watch, seen, timeout):
+    """The sample's verdict. That it ran out of memory or processes is told from what the
+    kernel saw, never from what the candidate said: it can raise MemoryError or an
+    OSError of any errno by hand."""
     fields = _ending(request, processes, watch, timeout)
-    if not out_of_memory or fields[0] == "passed":
+    if fields[0] == "passed":
         return fields
-    # The kernel killed a process of the sample for want of memory: that is why it did
-    # not pass, whatever it did next (failed a test without its child, hung waiting).
-    limit = request.get("memory_bytes")
-    limit = f" of {limit >> 20} MiB" if limit else ""
-    detail = f"the sample's memory reached its limit{limit}, and the kernel killed one of its processes"
-    return ("out-of-memory", f"{detail} ({fields[1]})", "failed: out of memory", *fields[3:])
+    if seen.out_of_memory:
+        # The kernel killed a process of the sample for want of memory: that is why it
+        # did not pass, whatever it did next (failed a test without its child, hung).
+        limit = request.get("memory_bytes")
+        limit = f" of {limit >> 20} MiB" if limit else ""
+        detail = f"the sample's memory reached its limit{limit}, and the kernel killed one of its processes"
+        return ("out-of-memory", f"{detail} ({fields[1]})", "failed: out of memory", *fields[3:])
+    if seen.process_limit:
+        limit = request.get("processes")
+        limit = f" of {limit}" if limit else ""
+        detail = f"process limit: the kernel refused the sample a process at its limit{limit}"
+        return ("limit", f"{detail} ({fields[1]})", "failed: process limit", *fields[3:])
+    return fields
 
 
 def _ending(request, processes, watch, timeout):
     record = processes.reader.record
+    if record is not None and processes.judge is None and record[0] not in CANDIDATE_STATUSES:
+        record = ("failed", *record[1:])
     if record is not None and record[0] != judge.GONE:
         return record
     if watch.timed_out:
@@ -393,19 +435,24 @@ def _execute(request, context, timeout, start, decided=None):
     duration = time.monotonic() - started
     # The verdict is decided; nothing the candidate left behind may change it. The
     # candidate is reaped before the driver does anything more: until then it shares
-    # every page of the driver's, and each page the driver writes would be copied.
+    # every page of the driver's, and each page the driver writes would be copied. It is
+    # killed by its pidfd too: one that has not yet made its own session leads no group.
     cleanup.kill_group(processes.candidate.pid)
+    try:
+        signal.pidfd_send_signal(processes.candidate.pidfd, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
     processes.candidate.reap()
     processes.drain()
     group = context.sample_group
-    peak, cpu, out_of_memory = group.figures() if group is not None else (None, None, False)
+    seen = group.figures() if group is not None else cgroup.UNSEEN
     fields = None
     if not watch.harness_gone:
-        fields = _verdict(request, processes, watch, out_of_memory, timeout)
+        fields = _verdict(request, processes, watch, seen, timeout)
     # Before the verdict goes out, which says whether the judge was lost.
     processes.release_judge()
     out, err = processes.streams.values()
-    execution = Execution(fields, duration, out, err, peak, cpu, processes.candidate.status)
+    execution = Execution(fields, duration, out, err, seen.peak, seen.cpu, processes.candidate.status)
     if decided is not None and fields is not None:
         decided(execution)
     processes.finish()
@@ -445,10 +492,12 @@ def run(request, context, send):
             def start(scratch):
                 return _start_in_process(request, context, scratch, cap)
         else:
-            problem = ("tests", request["prompt"], request["test"], request["entry_point"])
+            # The test code went to the judge alone; this driver holds its entry point.
+            suite_id, suite = context.suites.get(request["tests"])
+            problem = ("tests", request["seq"], suite_id)
 
             def start(scratch):
-                return _start_judged(request, context, scratch, cap, problem, request["entry_point"])
+                return _start_judged(request, context, scratch, cap, problem, suite["entry_point"])
 
         def decided(execution):
             send_verdict(_message(request, execution.fields, execution))

@@ -41,6 +41,14 @@ class Malformed(ValueError):
     """Bytes that are not one well-formed encoded value."""
 
 
+class TooLarge(Malformed):
+    """A value that would take more memory to build than the reader may spend on it."""
+
+    def __init__(self, budget):
+        super().__init__(f"it would take more than {budget >> 20} MiB to hold")
+        self.budget = budget
+
+
 class TimedOut(Exception):
     """No whole frame came before the deadline."""
 
@@ -143,11 +151,14 @@ _unpack_float = _FLOAT.unpack_from
 _unpack_complex = _COMPLEX.unpack_from
 
 
-def decode(data):
-    """The value encoded in `data`, which must hold exactly one; Malformed otherwise."""
+def decode(data, budget=None):
+    """The value encoded in `data`, which must hold exactly one; Malformed otherwise, and
+    TooLarge if building it would take more than `budget` bytes."""
     if len(data) > MAX_BYTES:
         raise Malformed(f"larger than {MAX_BYTES >> 20} MiB")
     data = bytes(data)
+    if budget is not None and len(data) * _MOST_PER_BYTE > budget:
+        _measure(data, budget)
     try:
         value, end = _decode(data, 0, 0)
     except (IndexError, struct.error):
@@ -155,6 +166,44 @@ def decode(data):
     if end != len(data):
         raise Malformed(f"{len(data) - end} bytes after the value")
     return value
+
+
+# What each value costs to hold, about (CPython 3, 64-bit): the reference to it, the
+# object, and per item of a container (sets and dicts keep spare room).
+_REFERENCE = 8
+_OBJECT = {_I: 36, _S: 57, _B: 41, _D: 24, _C: 32, _N: 0, _T: 0, _F: 0, _L: 56, _U: 40, _E: 216, _Z: 216, _M: 232}
+_PER_ITEM = {_L: 8, _U: 8, _E: 32, _Z: 32, _M: 48}
+_FIXED = {_D: 8, _C: 16, _N: 0, _T: 0, _F: 0}
+# The most memory one byte of an encoding can cost: an empty set is five bytes.
+_MOST_PER_BYTE = (_REFERENCE + _OBJECT[_E]) // 5 + 1
+
+
+def _measure(data, budget):
+    """Adds up what the value in `data` would cost to build, without building it: the
+    encoding lists every value in order, so one pass over the tags is enough. TooLarge
+    past `budget`; bytes that are not an encoding are left for the decoder to refuse."""
+    at, total, end = 0, 0, len(data)
+    while at < end:
+        tag = data[at]
+        at += 1
+        cost = _OBJECT.get(tag)
+        if cost is None:
+            return
+        total += _REFERENCE + cost
+        if tag in _FIXED:
+            at += _FIXED[tag]
+        elif at + 4 > end:
+            return
+        else:
+            (size,) = _unpack_length(data, at)
+            at += 4
+            if tag in _PER_ITEM:
+                total += size * _PER_ITEM[tag]
+            else:
+                at += size
+                total += size
+        if total > budget:
+            raise TooLarge(budget)
 
 
 def _sized(data, at):
@@ -234,9 +283,11 @@ class Channel:
     """One end of the judge's line to the candidate: frames over a pair of pipes. Reads
     are buffered, so that a frame usually takes one system call."""
 
-    def __init__(self, read_fd, write_fd):
+    def __init__(self, read_fd, write_fd, budget=None):
         self.read_fd = read_fd
         self.write_fd = write_fd
+        # The most memory a value received may take to build (see decode).
+        self.budget = budget
         self.buffer = b""
         # The payload last received.
         self.last = None

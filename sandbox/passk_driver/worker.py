@@ -4,13 +4,15 @@ Protocol (one JSON object per line): the harness writes requests on the driver's
 and reads verdicts on its stdout. The first line the driver writes says it is ready and
 what it could set up. A request holds one of:
 - `program`: in-process mode, candidate and tests as one program;
-- `candidate`, `prompt`, `test` and `entry_point`: judge mode, the tests call the candidate;
+- `candidate` and `tests`: judge mode, the problem's test code calls the candidate;
 - `candidate` and `calls`: a suite of calls, each input one call, judged by the judge;
 - `candidate` and `stdio`: a whole program, run once per test on its standard input;
-with the limits and the sample's number (`seq`). `calls` and `stdio` name a suite by
-id, with the driver's part of it the first time: its inputs and limits. The expected
-outputs go from the harness to the judge alone (see harness_link.py), on a line the
-harness hands the driver as descriptor 3.
+with the limits and the sample's number (`seq`). `tests`, `calls` and `stdio` name a
+suite by id, with the driver's part of it the first time: the entry point, inputs and
+limits. Test code and expected outputs go from the harness to the judge alone (see
+harness_link.py), on a line the harness hands the driver as descriptor 3: every
+candidate is forked from this driver, and could find in its memory whatever the driver
+ever held.
 
 The driver runs nothing of any candidate's itself: every sample's processes are
 forked from it, so each starts from the same warm interpreter and leaves nothing
@@ -118,7 +120,9 @@ def _fresh_mounts(scratch_root, size):
 
 
 def _send(fd, message):
-    data = (json.dumps(message) + "\n").encode()
+    # Any string in a message may hold what a candidate wrote, lone surrogates too, which
+    # no JSON reader takes: each becomes U+FFFD, wherever in the message it is.
+    data = (sample.clean(json.dumps(message, ensure_ascii=False)) + "\n").encode()
     while data:
         data = data[os.write(fd, data):]
 

@@ -11,6 +11,7 @@ mod evalplus;
 mod formats;
 mod hostile;
 mod hostile_suites;
+mod hostile_trust;
 mod humaneval;
 mod judge;
 mod reports;

@@ -187,5 +187,24 @@ class Frames(unittest.TestCase):
             self.receiving.receive()
 
 
+class Budget(unittest.TestCase):
+    """Guards the judge against frames that are small to send and huge to build."""
+
+    def test_what_fits_the_budget_is_built(self):
+        value = [set(), frozenset({1}), {"a": [1, 2.5, "x" * 1000]}, (None, True, b"b")]
+        self.assertTrue(same(wire.decode(wire.encode(value), budget=1 << 20), value))
+
+    def test_empty_sets_beyond_the_budget_are_refused_before_they_are_built(self):
+        data = wire.encode([set()] * 200_000)
+        with self.assertRaises(wire.TooLarge):
+            wire.decode(data, budget=16 << 20)
+        self.assertEqual(len(wire.decode(data)), 200_000)
+
+    def test_a_long_list_of_nones_counts_its_references(self):
+        data = wire.encode([None] * 3_000_000)
+        with self.assertRaises(wire.TooLarge):
+            wire.decode(data, budget=16 << 20)
+
+
 if __name__ == "__main__":
     unittest.main()

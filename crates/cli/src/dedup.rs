@@ -18,8 +18,7 @@ pub fn key(program: &Program) -> Key {
     let problem = program.problem();
     let mut hasher = Sha256::new();
     let tests = match &problem.tests {
-        Tests::Check(test) => test.as_str(),
-        Tests::Calls(suite) | Tests::Stdio(suite) => suite.id.as_str(),
+        Tests::Check(suite) | Tests::Calls(suite) | Tests::Stdio(suite) => suite.id.as_str(),
     };
     for part in [program.candidate_code(), &problem.prompt, tests, &problem.entry_point] {
         // Each part's length first, so that no two programs hash the same parts alike.

@@ -97,7 +97,7 @@ struct SuiteReference<'a> {
 #[serde(untagged)]
 enum Code<'a> {
     InProcess { program: String },
-    Judged { candidate: &'a str, prompt: &'a str, test: &'a str, entry_point: &'a str },
+    Judged { candidate: &'a str, tests: SuiteReference<'a> },
     Calls { candidate: &'a str, calls: SuiteReference<'a> },
     Stdio { candidate: &'a str, stdio: SuiteReference<'a> },
 }
@@ -116,9 +116,7 @@ impl<'a> Code<'a> {
             (Tests::Check(_), VerdictMode::InProcess) => {
                 Code::InProcess { program: program.in_process_text().expect("tests that are code") }
             }
-            (Tests::Check(test), VerdictMode::Judge) => {
-                Code::Judged { candidate, prompt: &problem.prompt, test, entry_point: &problem.entry_point }
-            }
+            (Tests::Check(suite), VerdictMode::Judge) => Code::Judged { candidate, tests: reference(suite) },
         }
     }
 }
@@ -280,8 +278,10 @@ impl Driver {
         let sandbox = limits.sandbox;
         self.seq += 1;
         let seq = self.seq;
-        if let Tests::Calls(suite) | Tests::Stdio(suite) = &program.problem().tests {
-            self.judge.send(seq, suite);
+        // In process, candidate and tests are one program: nothing goes to a judge.
+        match (&program.problem().tests, limits.verdicts) {
+            (Tests::Check(_), VerdictMode::InProcess) => {}
+            (Tests::Check(suite) | Tests::Calls(suite) | Tests::Stdio(suite), _) => self.judge.send(seq, suite),
         }
         let request = Request {
             code: Code::of(program, limits.verdicts, &mut self.suites),

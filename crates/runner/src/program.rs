@@ -25,14 +25,27 @@ pub struct ProblemCode {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tests {
     /// Test code that defines `check(candidate)`, as in HumanEval (and MBPP's asserts,
-    /// put in that form).
-    Check(String),
+    /// put in that form), with the prompt whose imports and helpers it may use: a suite
+    /// whose data is that code (see `Tests::check`), so that in judge mode it too goes
+    /// to the judge alone.
+    Check(Arc<Suite>),
     /// Calls of the entry point with inputs, each answer compared with an expected
     /// output by the judge (EvalPlus, LeetCode-style problems).
     Calls(Arc<Suite>),
     /// Runs of the whole program on standard input, its output compared with the
     /// expected output (CodeContests, APPS, LiveCodeBench).
     Stdio(Arc<Suite>),
+}
+
+impl Tests {
+    /// HumanEval-style tests: `test` defines `check(candidate)`, run with the prompt's
+    /// code. The driver's part holds the entry point alone: a candidate forked from a
+    /// driver that had held the tests could find them in its memory, run them against a
+    /// recorder and answer every call from what it recorded.
+    pub fn check(prompt: &str, test: &str, entry_point: &str) -> Tests {
+        let data = serde_json::json!({"entry_point": entry_point, "check": {"prompt": prompt, "test": test}});
+        Tests::Check(Arc::new(Suite::new(data, 1, None)))
+    }
 }
 
 /// Tests that travel as data: inputs, expected outputs, and how to compare them (read by
@@ -68,6 +81,13 @@ impl Suite {
         let id = format!("{:x}", sha2::Sha256::digest(&bytes));
         let driver_part = driver_part(&data);
         Suite { id, data, driver_part, runs, budget }
+    }
+}
+
+impl Suite {
+    /// The test code of HumanEval-style tests (`Tests::check`).
+    pub fn check_code(&self) -> Option<&str> {
+        self.data.get("check")?.get("test")?.as_str()
     }
 }
 
@@ -133,7 +153,10 @@ impl Program {
     /// not code.
     pub fn in_process_text(&self) -> Option<String> {
         match &self.problem.tests {
-            Tests::Check(test) => Some(format!("{}\n{}\ncheck({})", self.candidate, test, self.problem.entry_point)),
+            Tests::Check(suite) => {
+                let test = suite.check_code()?;
+                Some(format!("{}\n{}\ncheck({})", self.candidate, test, self.problem.entry_point))
+            }
             Tests::Calls(_) | Tests::Stdio(_) => None,
         }
     }
@@ -146,7 +169,7 @@ mod tests {
     fn problem(prompt: &str, test: &str, entry_point: &str) -> Arc<ProblemCode> {
         Arc::new(ProblemCode {
             prompt: prompt.into(),
-            tests: Tests::Check(test.into()),
+            tests: Tests::check(prompt, test, entry_point),
             entry_point: entry_point.into(),
         })
     }
@@ -185,6 +208,10 @@ mod tests {
             calls.driver_part,
             serde_json::json!({"entry_point": "f", "all": false, "phases": [{"name": "base", "count": 1, "timeout": 2.0}]})
         );
+        let Tests::Check(check) = Tests::check("import math\n", "def check(c): assert c(1) == 2", "f") else {
+            unreachable!("Tests::check makes a check suite")
+        };
+        assert_eq!(check.driver_part, serde_json::json!({"entry_point": "f"}));
         let stdio = Suite::new(
             serde_json::json!({"tests": [{"input": "1\n", "output": "SECRET"}], "all": true, "checker": "SECRET"}),
             1,

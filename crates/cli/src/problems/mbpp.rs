@@ -97,7 +97,8 @@ fn problem(
         test.push_str("    pass\n");
     }
     let prompt = if setup.trim().is_empty() { String::new() } else { format!("{}\n", setup.trim_end()) };
-    let code_of = Arc::new(ProblemCode { prompt, tests: Tests::Check(test), entry_point });
+    let tests = Tests::check(&prompt, &test, &entry_point);
+    let code_of = Arc::new(ProblemCode { prompt, tests, entry_point });
     Ok(Problem { task_id, code: code_of, canonical_solution: Some(code), evalplus: None })
 }
 

@@ -1,0 +1,173 @@
+//! Candidates that go after the verdict itself, as a model trained on passk's verdicts
+//! would: finding the tests in the memory they were forked from, answering what the
+//! judge cannot show or hold, and claiming a limit they never reached. Each case asserts
+//! the verdict the candidate deserves, and that the run finished with every verdict.
+
+use std::path::Path;
+
+use passk_tests::{evaluate_set, format_fixture, humaneval_dir, humaneval_problems, repo_root};
+use serde_json::{json, Value};
+
+/// Python that looks for a problem's test code wherever a candidate forked from the
+/// driver might find it (the frames above its own, and every readable page of its
+/// memory), runs the `check` it found against a recorder, and answers every call the
+/// check made with what the check compared the answer to. `FRAMES` is `True` to walk
+/// the frames too, `False` for memory alone.
+fn test_finder(frames: bool) -> String {
+    let text = std::fs::read_to_string(repo_root().join("tests/end_to_end/hostile_trust/test_finder.py")).unwrap();
+    text.replace("FRAMES", if frames { "True" } else { "False" })
+}
+
+fn passes(results: &[Value]) -> usize {
+    results.iter().filter(|result| result["passed"] == true).count()
+}
+
+/// Runs `samples` on `problems` on one worker, so that every sample is forked from the
+/// driver that ran the ones before it.
+fn evaluate(dir: &Path, problems: &Path, samples: &[Value], extra: &[&str]) -> Vec<Value> {
+    let one_worker = [&["--jobs", "1", "--no-dedup"], extra].concat();
+    evaluate_set(dir, problems, samples, &one_worker).1
+}
+
+/// Guards against the test code of HumanEval-style problems reaching the driver that
+/// candidates are forked from: one fixed completion that implements nothing found the
+/// `check` there and passed 152 of the 164 problems. In process, where candidate and
+/// tests are one program by design, the same completion passes: the finder works.
+#[test]
+fn a_completion_finds_no_test_code_to_answer_from_on_humaneval() {
+    let problems = humaneval_dir().join("HumanEval.jsonl.gz");
+    for frames in [true, false] {
+        let completion = format!("    pass\n{}", test_finder(frames));
+        let samples: Vec<Value> = humaneval_problems()
+            .iter()
+            .map(|problem| json!({"task_id": problem["task_id"], "completion": completion}))
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let judged = evaluate(dir.path(), &problems, &samples, &[]);
+        assert_eq!(judged.len(), 164);
+        assert_eq!(
+            passes(&judged),
+            0,
+            "frames {frames}: a forged pass: {:#?}",
+            judged.iter().find(|r| r["passed"] == true)
+        );
+        if frames {
+            let in_process = evaluate(dir.path(), &problems, &samples, &["--verdicts", "in-process"]);
+            assert!(
+                passes(&in_process) > 100,
+                "the finder finds tests it shares a process with: {}",
+                passes(&in_process)
+            );
+        }
+    }
+}
+
+/// The same for MBPP, whose asserts call the solution by name.
+#[test]
+fn a_solution_finds_no_test_code_to_answer_from_on_mbpp() {
+    let problems = format_fixture("mbpp.jsonl");
+    let text = std::fs::read_to_string(&problems).unwrap();
+    for frames in [true, false] {
+        let samples: Vec<Value> = text
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .map(|problem| json!({"task_id": problem["task_id"], "completion": test_finder(frames)}))
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let judged = evaluate(dir.path(), &problems, &samples, &[]);
+        assert_eq!(passes(&judged), 0, "frames {frames}: a forged pass: {judged:#?}");
+        if frames {
+            let in_process = evaluate(dir.path(), &problems, &samples, &["--verdicts", "in-process"]);
+            assert!(passes(&in_process) > 0, "the finder finds tests it shares a process with: {in_process:#?}");
+        }
+    }
+}
+
+/// A frame of ("return", [set(), set(), ...]) written by hand: 64 MiB that would take
+/// gigabytes to build. The call never returns otherwise.
+const HUGE_FRAME: &str = r#"    import os, struct, time
+    count = (64 << 20) // 5 - 64
+    items = b"E\0\0\0\0" * count
+    payload = b"U" + struct.pack(">I", 2) + b"S" + struct.pack(">I", 6) + b"return" + b"L" + struct.pack(">I", count) + items
+    os.write(4, struct.pack(">I", len(payload)) + payload)
+    time.sleep(60)
+"#;
+
+/// Guards against answers the judge could not show or hold ending the judge, and so the
+/// sample, as `infrastructure`: an int of 5,000 digits (which Python refuses to write as
+/// text), and a hand-written frame that decodes to 13 million sets. Both fail the
+/// sample, and the honest sample after each on the same worker passes.
+#[test]
+fn answers_the_judge_cannot_show_or_hold_fail_the_sample_not_the_run() {
+    let problems = repo_root().join("problems/basic.jsonl");
+    let first: Value =
+        serde_json::from_str(std::fs::read_to_string(&problems).unwrap().lines().next().unwrap()).unwrap();
+    let right = first["canonical_solution"].clone();
+    let samples = [
+        json!({"task_id": "basic/0", "completion": "    return 10 ** 5000\n"}),
+        json!({"task_id": "basic/0", "completion": right}),
+        json!({"task_id": "basic/0", "completion": HUGE_FRAME}),
+        json!({"task_id": "basic/0", "completion": right}),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let results = evaluate(dir.path(), &problems, &samples, &["--memory-limit", "512", "--timeout", "30"]);
+    assert_eq!(results[0]["status"], "failed", "{}", results[0]);
+    assert!(results[0]["detail"].as_str().unwrap().contains("<an int of 16610 bits>"), "{}", results[0]);
+    assert_eq!(results[2]["status"], "out-of-memory", "{}", results[2]);
+    assert!(results[2]["detail"].as_str().unwrap().contains("more than 256 MiB"), "{}", results[2]);
+    for honest in [&results[1], &results[3]] {
+        assert_eq!(honest["passed"], true, "{honest}");
+    }
+}
+
+/// Guards against what a candidate writes in an exception reaching the results unclean
+/// or uncapped: a lone surrogate in a failure's `outcome` made the driver's line one no
+/// JSON reader takes, and 4 MB of message a record too long to read, which left the
+/// judge blocked and the next sample hung. Both fail; the results hold clean, short text.
+#[test]
+fn exception_messages_of_any_content_and_length_fail_cleanly_on_suites_of_calls() {
+    let problems = format_fixture("evalplus-humaneval.jsonl");
+    let samples = [
+        json!({"task_id": "HumanEval/901", "completion": "    raise ValueError('\\udc80 lone')\n"}),
+        json!({"task_id": "HumanEval/901", "completion": "    raise ValueError('x' * (4 << 20))\n"}),
+        json!({"task_id": "HumanEval/901", "completion": "    class E(Exception): pass\n    E.__name__ = 'N' * (4 << 20)\n    raise E('y' * (4 << 20))\n"}),
+        json!({"task_id": "HumanEval/901", "completion": "    return n + 1\n"}),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let (run, results) =
+        evaluate_set(dir.path(), &problems, &samples, &["--jobs", "1", "--no-dedup", "--timeout", "20"]);
+    assert!(!run.stderr.contains("WARN"), "no driver fault: {}", run.stderr);
+    for result in &results[..3] {
+        assert_eq!(result["status"], "failed", "{result}");
+        let line = result.to_string();
+        assert!(line.len() < 150_000, "capped: {} bytes", line.len());
+        assert!(result["duration"].as_f64().unwrap() < 10.0, "{result}");
+    }
+    let outcome = results[0]["phases"][0]["failure"]["outcome"].as_str().unwrap();
+    assert_eq!(outcome, "raised ValueError: \u{fffd} lone", "{}", results[0]);
+    assert_eq!(results[3]["passed"], true, "{}", results[3]);
+}
+
+/// Guards against a candidate choosing its failure's status: a MemoryError or an
+/// OSError of the open-files limit raised by hand was reported as `out-of-memory` and
+/// `limit`. Raised by hand they fail, in both verdict modes; the limits really reached
+/// are told from what the kernel saw.
+#[test]
+fn a_limit_claimed_by_hand_is_a_failure() {
+    let problems = repo_root().join("problems/basic.jsonl");
+    let claims = [
+        "    raise MemoryError()\n",
+        "    import errno, os\n    raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))\n",
+        "    import errno, os\n    raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN))\n",
+        "    import errno, os\n    raise OSError(errno.EFBIG, os.strerror(errno.EFBIG))\n",
+        "    pass\nraise MemoryError()\n",
+    ];
+    let samples: Vec<Value> = claims.iter().map(|claim| json!({"task_id": "basic/0", "completion": claim})).collect();
+    for mode in ["judge", "in-process"] {
+        let dir = tempfile::tempdir().unwrap();
+        let results = evaluate(dir.path(), &problems, &samples, &["--verdicts", mode]);
+        for result in &results {
+            assert_eq!(result["status"], "failed", "{mode}: {result}");
+        }
+    }
+}
