@@ -65,7 +65,8 @@ class SampleGroup:
         self.refused_forks_base = self._refused_forks()
 
     def join(self):
-        """In a process just forked for a sample: moves it into the sample's group."""
+        """In a process just forked for a sample, or the slot's judge: moves it into the
+        sample's group."""
         for fd in self.join_fds:
             os.write(fd, b"0")
 
@@ -83,10 +84,11 @@ class SampleGroup:
         refused, self.refused_forks_base = refused_forks > self.refused_forks_base, refused_forks
         return Seen(peak, cpu, killed, refused)
 
-    def empty(self):
-        """Kills every process left in the sample's group, and returns once none is: the
-        group, not the process tree the driver walks, is what says which processes are
-        the sample's. Zombies are left to their parents, which reap them."""
+    def empty(self, spared):
+        """Kills every process left in the sample's group but `spared` (the slot's judge,
+        which lives there too), and returns once none is: the group, not the process tree
+        the driver walks, is what says which processes are the sample's. Zombies are left
+        to their parents, which reap them."""
         while int(_read(self.count_fd)) > 0:
             # Listed afresh each time: a kept descriptor would list what it listed first.
             fd = os.open("cgroup.procs", os.O_RDONLY, dir_fd=self.members_fd)
@@ -96,10 +98,10 @@ class SampleGroup:
                     listing += chunk
             finally:
                 os.close(fd)
-            members = [int(pid) for pid in listing.split()]
+            members = [int(pid) for pid in listing.split() if int(pid) != spared]
             if not members:
                 return
-            if self.kill_fd is not None:
+            if self.kill_fd is not None and spared is None:
                 os.write(self.kill_fd, b"1")
             for pid in members:
                 try:

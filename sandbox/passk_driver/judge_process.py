@@ -48,9 +48,14 @@ def _frame(value):
     return len(payload).to_bytes(_HEADER, "big") + payload
 
 
-def serve(control_fd, link_fd, privileged, ipc_namespace_per_sample, request):
+def serve(control_fd, link_fd, privileged, ipc_namespace_per_sample, sample_group, request):
     """The judge's process: judges one sample at a time, as the driver asks. Never returns."""
     try:
+        if sample_group is not None:
+            # What the judge holds for a sample (the answers it reads, what the tests
+            # build from them) counts against that sample's memory, and a sample that
+            # runs its group out of memory may take the judge with it.
+            sample_group.join()
         confine.reset_signals()
         # Orphans of candidates are reparented to an init; let the kernel reap them.
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)
@@ -169,7 +174,8 @@ class JudgeProcess:
         try:
             pid = os.fork()
             if pid == 0:
-                serve(theirs.fileno(), self.link_fd, context.privileged, context.ipc_namespace_per_sample, request)
+                serve(theirs.fileno(), self.link_fd, context.privileged, context.ipc_namespace_per_sample,
+                      context.sample_group, request)
             if context.own_pid_namespace is not None:
                 self.namespace = os.open(f"/proc/{pid}/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
         finally:

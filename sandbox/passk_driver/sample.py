@@ -458,7 +458,7 @@ def _execute(request, context, timeout, start, decided=None):
     processes.finish()
     cleanup.kill_strays(spared=context.judge.pid)
     if group is not None:
-        group.empty()
+        group.empty(spared=context.judge.pid)
     if context.fresh_mounts is not None:
         context.fresh_mounts.renew(scratch)
     else:

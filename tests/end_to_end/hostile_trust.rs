@@ -120,6 +120,45 @@ fn answers_the_judge_cannot_show_or_hold_fail_the_sample_not_the_run() {
     }
 }
 
+/// A frame of ("return", [0.5, 0.5, ...]) written by hand a mebibyte at a time, so that
+/// the candidate itself holds little: 6.5 million floats, about 200 MiB to build.
+const FLOATS_FRAME: &str = r#"    import os, struct, time
+    count = 6_500_000
+    head = b"U" + struct.pack(">I", 2) + b"S" + struct.pack(">I", 6) + b"return" + b"L" + struct.pack(">I", count)
+    item = b"D" + struct.pack(">d", 0.5)
+    os.write(4, struct.pack(">I", len(head) + count * len(item)) + head)
+    chunk = item * (1 << 17)
+    left = count
+    while left:
+        piece = chunk[: min(left, 1 << 17) * len(item)]
+        view = memoryview(piece)
+        while view:
+            view = view[os.write(4, view):]
+        left -= len(piece) // len(item)
+    time.sleep(60)
+"#;
+
+/// Guards against the judge's memory lying outside the sample's group: an answer frame
+/// written by hand, small in the candidate's process, took the judge past 1.3 GiB while
+/// the sample's group peaked at 203 MB. What the judge builds from a sample's answers
+/// now counts as the sample's.
+#[test]
+fn what_the_judge_holds_for_a_sample_counts_against_its_memory() {
+    let problems = repo_root().join("problems/basic.jsonl");
+    let samples = [json!({"task_id": "basic/0", "completion": FLOATS_FRAME})];
+    let dir = tempfile::tempdir().unwrap();
+    let (run, results) =
+        evaluate_set(dir.path(), &problems, &samples, &["--jobs", "1", "--memory-limit", "512", "--timeout", "60"]);
+    let result = &results[0];
+    assert_eq!(result["status"], "failed", "{result}");
+    let Some(peak) = result["memory_peak_bytes"].as_u64() else {
+        assert!(!run.stdout.contains("a group per sample"), "a peak where groups are in force: {result}");
+        return;
+    };
+    assert!(peak > 150 << 20, "the judge's 200 MiB counted: peak {} MiB", peak >> 20);
+    assert!(peak <= 512 << 20, "within the limit: {result}");
+}
+
 /// Guards against what a candidate writes in an exception reaching the results unclean
 /// or uncapped: a lone surrogate in a failure's `outcome` made the driver's line one no
 /// JSON reader takes, and 4 MB of message a record too long to read, which left the

@@ -284,7 +284,7 @@ impl RunGroups {
             }
             // One out-of-memory kill ends every process of the sample.
             write_if_present(&sample.join("memory.oom.group"), "1")?;
-            write(&sample.join("pids.max"), &limits.processes.to_string())?;
+            write(&sample.join("pids.max"), &sample_pids_max(limits.processes))?;
             self.slots.push(SlotGroups {
                 version: Version::V2,
                 enter: vec![driver.join("cgroup.procs")],
@@ -354,7 +354,7 @@ impl RunGroups {
                 write_if_present(&memory_dir.join("memory.memsw.limit_in_bytes"), &bytes)?;
             }
             write_if_present(&memory_dir.join("memory.swappiness"), "0")?;
-            write(&pids_dir.join("pids.max"), &limits.processes.to_string())?;
+            write(&pids_dir.join("pids.max"), &sample_pids_max(limits.processes))?;
             self.slots.push(SlotGroups {
                 version: Version::V1,
                 enter,
@@ -519,6 +519,12 @@ pub fn enter(groups: &SlotGroups) -> Result<String, CgroupError> {
     Ok(description.to_string())
 }
 
+/// The sample group's pids limit: the sample's processes, and the slot's judge, which
+/// lives in the group so that what it holds for a sample counts as the sample's.
+fn sample_pids_max(processes: u64) -> String {
+    (processes + 1).to_string()
+}
+
 fn open(path: &Path, flags: OFlag) -> Result<std::os::fd::OwnedFd, CgroupError> {
     nix::fcntl::open(path, flags, Mode::empty()).map_err(|source| CgroupError::Open { path: path.to_owned(), source })
 }
@@ -559,7 +565,7 @@ mod tests {
         let slot = root.path().join("passk-1-0/slot-1");
         assert_eq!(read(&slot.join("cgroup.subtree_control")), "+memory +pids +cpu");
         assert_eq!(read(&slot.join("sample/memory.max")), (512u64 << 20).to_string());
-        assert_eq!(read(&slot.join("sample/pids.max")), "32");
+        assert_eq!(read(&slot.join("sample/pids.max")), "33");
         assert_eq!(read(&root.path().join("passk-1-0/cpu.weight")), "200", "two slots weigh as two");
         assert_eq!(groups.slots.len(), 2);
         assert_eq!(groups.slots[1].enter, [slot.join("driver/cgroup.procs")]);
@@ -613,7 +619,7 @@ mod tests {
         assert_eq!(built, Built { version: Version::V1, cpu_weight: true });
         let slot = |name: &str| root.path().join(name).join("run/slot-0");
         assert_eq!(read(&slot("memory").join("sample/memory.limit_in_bytes")), (512u64 << 20).to_string());
-        assert_eq!(read(&slot("pids").join("sample/pids.max")), "32");
+        assert_eq!(read(&slot("pids").join("sample/pids.max")), "33");
         assert_eq!(read(&slot("cpu").join("cpu.shares")), "1024");
         assert_eq!(read(&root.path().join("cpu/run/cpu.shares")), "1024", "one slot weighs as one");
         let groups = &groups.slots[0];
