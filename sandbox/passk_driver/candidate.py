@@ -18,6 +18,8 @@ import sys
 from . import confine, wire
 
 EXIT_SETUP_FAILED = 120
+# Where a candidate's process finds the sample's code, which it reads once confined.
+SOURCE_FD = 9
 # As much of an exception's message as a record carries (judge.DETAIL_CAP).
 DETAIL_CAP = 1000
 CHANNEL_IN, CHANNEL_OUT = 3, 4
@@ -46,7 +48,7 @@ def confine_candidate(request, context, scratch, descriptors):
     # lack of privilege still keep every other process from tracing it.
     confine.prctl(confine.PR_SET_DUMPABLE, 1)
     os.chdir(scratch)
-    confine.keep_descriptors(descriptors)
+    confine.keep_descriptors({**descriptors, SOURCE_FD: context.source_fd})
     if context.sample_group is not None:
         # The group's memory limit counts all the sample holds, and the kernel says when
         # it is reached; an address-space limit would only raise a MemoryError that the
@@ -55,6 +57,17 @@ def confine_candidate(request, context, scratch, descriptors):
     confine.set_limits(request)
     if context.syscall_filter:
         context.syscall_filter.install(os.getpid())
+
+
+def read_source():
+    """The sample's code, from the memory file the harness made for it, which this
+    process alone reads (the driver only passed it on); the descriptor is closed."""
+    chunks, at = [], 0
+    while chunk := os.pread(SOURCE_FD, 1 << 20, at):
+        chunks.append(chunk)
+        at += len(chunk)
+    os.close(SOURCE_FD)
+    return b"".join(chunks).decode("utf-8")
 
 
 def describe_exception(exc):

@@ -180,14 +180,14 @@ class Processes:
             os.close(self.record_fd)
 
 
-def _fork_candidate(request, context, scratch, descriptors, field, run):
+def _fork_candidate(request, context, scratch, descriptors, run):
     """Forks a candidate's process, which confines itself to `descriptors` and runs
-    `run(request[field])`, which never returns; returns its pid."""
+    `run(code)` on the sample's code, which never returns; returns its pid."""
     pid = forking.fork()
     if pid == 0:
         try:
             candidate.confine_candidate(request, context, scratch, descriptors)
-            code = request[field]
+            code = candidate.read_source()
             del request
         except BaseException:
             os._exit(candidate.EXIT_SETUP_FAILED)
@@ -203,7 +203,7 @@ def _start_in_process(request, context, scratch, cap):
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     record_r, record_w = os.pipe()
-    pid = _fork_candidate(request, context, scratch, {1: out_w, 2: err_w, 3: record_w}, "program",
+    pid = _fork_candidate(request, context, scratch, {1: out_w, 2: err_w, 3: record_w},
                           lambda program: candidate.run_in_process(program, token))
     for fd in (out_w, err_w, record_w):
         os.close(fd)
@@ -231,7 +231,7 @@ def _start_judged(request, context, scratch, cap, problem, entry_point):
             try:
                 channel_ends = {candidate.CHANNEL_IN: to_candidate_r, candidate.CHANNEL_OUT: to_judge_w}
                 candidate.confine_candidate(request, context, scratch, {1: out_w, 2: err_w, **channel_ends})
-                source = request["candidate"]
+                source = candidate.read_source()
                 del request
             except BaseException:
                 os._exit(candidate.EXIT_SETUP_FAILED)
@@ -261,8 +261,7 @@ def _start_script(request, context, scratch, cap, stdin):
     while view:
         view = view[os.write(stdin_fd, view):]
     os.lseek(stdin_fd, 0, os.SEEK_SET)
-    pid = _fork_candidate(request, context, scratch, {0: stdin_fd, 1: out_w, 2: err_w}, "candidate",
-                          candidate.run_script)
+    pid = _fork_candidate(request, context, scratch, {0: stdin_fd, 1: out_w, 2: err_w}, candidate.run_script)
     for fd in (out_w, err_w, stdin_fd):
         os.close(fd)
     return Processes(Child(pid), out_r, err_r, record_r, b"\0", cap)
@@ -483,12 +482,22 @@ def run(request, context, send):
         send(message)
 
     cap = int(request.get("output_cap", 65536))
+    # The sample's code, unread: only the sample's own processes read it (see sources.py).
+    context.source_fd = context.sources.take(request["seq"])
+    try:
+        return _run(request, context, cap, send_verdict)
+    finally:
+        os.close(context.source_fd)
+        context.source_fd = None
+
+
+def _run(request, context, cap, send_verdict):
     if "stdio" in request:
         message = _run_stdio(request, context, cap)
     elif "calls" in request:
         message = _run_calls(request, context, cap)
     else:
-        if "program" in request:
+        if request.get("in_process"):
             def start(scratch):
                 return _start_in_process(request, context, scratch, cap)
         else:

@@ -3,16 +3,17 @@
 Protocol (one JSON object per line): the harness writes requests on the driver's stdin
 and reads verdicts on its stdout. The first line the driver writes says it is ready and
 what it could set up. A request holds one of:
-- `program`: in-process mode, candidate and tests as one program;
-- `candidate` and `tests`: judge mode, the problem's test code calls the candidate;
-- `candidate` and `calls`: a suite of calls, each input one call, judged by the judge;
-- `candidate` and `stdio`: a whole program, run once per test on its standard input;
+- `in_process`: in-process mode, candidate and tests as one program;
+- `tests`: judge mode, the problem's test code calls the candidate;
+- `calls`: a suite of calls, each input one call, judged by the judge;
+- `stdio`: a whole program, run once per test on its standard input;
 with the limits and the sample's number (`seq`). `tests`, `calls` and `stdio` name a
 suite by id, with the driver's part of it the first time: the entry point, inputs and
 limits. Test code and expected outputs go from the harness to the judge alone (see
-harness_link.py), on a line the harness hands the driver as descriptor 3: every
-candidate is forked from this driver, and could find in its memory whatever the driver
-ever held.
+harness_link.py), on a line the harness hands the driver as descriptor 3, and each
+sample's code comes as a memory file on descriptor 4, which only the sample's processes
+read (see sources.py): every candidate is forked from this driver, and could find in
+its memory whatever the driver ever held.
 
 The driver runs nothing of any candidate's itself: every sample's processes are
 forked from it, so each starts from the same warm interpreter and leaves nothing
@@ -25,6 +26,7 @@ import signal
 import sys
 
 from . import cgroup, cleanup, confine, sample, seccomp
+from .sources import Sources
 from .judge_process import JudgeProcess
 from .kept import Kept
 
@@ -54,6 +56,9 @@ class Context:
         self.ipc_namespace_per_sample = self.nested and _fresh_ipc_namespace()
         self.judge = JudgeProcess(judge_link_fd)
         self.suites = Suites()
+        self.sources = Sources()
+        # The memory file of the code of the sample being run (see sources.py).
+        self.source_fd = None
         # Each sample's own /tmp and /dev/shm, where the level allows (see main).
         self.fresh_mounts = None
 

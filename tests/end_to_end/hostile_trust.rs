@@ -83,6 +83,69 @@ fn a_solution_finds_no_test_code_to_answer_from_on_mbpp() {
     }
 }
 
+/// A completion of basic/0 that implements nothing and takes another sample's code: any
+/// text in its memory or the collector's objects that the driver held as a request's
+/// program, run to see whether it defines `running_max`.
+const SIBLING_COPIER: &str = r#"    pass
+import gc as _gc, json as _json, re as _re
+
+def _passk_programs():
+    _gc.unfreeze()
+    for obj in _gc.get_objects():
+        if isinstance(obj, dict):
+            for key in ("candidate", "program"):
+                if isinstance(obj.get(key), str):
+                    yield obj[key]
+    with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb", 0) as mem:
+        for line in maps:
+            fields = line.split()
+            if not fields[1].startswith("rw"):
+                continue
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+            try:
+                mem.seek(start)
+                blob = mem.read(end - start)
+            except (OSError, OverflowError, ValueError):
+                continue
+            for match in _re.finditer(rb'"(?:candidate|program)":\s*("(?:[^"\\]|\\.)*")', blob):
+                try:
+                    yield _json.loads(match.group(1))
+                except ValueError:
+                    pass
+
+for _text in _passk_programs():
+    if "_passk_programs" in _text:
+        continue
+    _space = {}
+    try:
+        exec(_text, _space)
+        if _space["running_max"]([1, 3, 2]) == [1, 3, 3]:
+            running_max = _space["running_max"]
+            break
+    except BaseException:
+        continue
+"#;
+
+/// Guards against a candidate copying another sample's code from the driver it was
+/// forked from, which read every sample's program: after an honest sample of the same
+/// problem on the same worker, a completion that implements nothing passed.
+#[test]
+fn a_candidate_finds_no_other_samples_code_to_copy() {
+    let problems = repo_root().join("problems/basic.jsonl");
+    let first: Value =
+        serde_json::from_str(std::fs::read_to_string(&problems).unwrap().lines().next().unwrap()).unwrap();
+    for mode in ["judge", "in-process"] {
+        let samples = [
+            json!({"task_id": "basic/0", "completion": first["canonical_solution"]}),
+            json!({"task_id": "basic/0", "completion": SIBLING_COPIER}),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let results = evaluate(dir.path(), &problems, &samples, &["--verdicts", mode]);
+        assert_eq!(results[0]["passed"], true, "{mode}: {}", results[0]);
+        assert_eq!(results[1]["passed"], false, "{mode}: copied: {}", results[1]);
+    }
+}
+
 /// A frame of ("return", [set(), set(), ...]) written by hand: 64 MiB that would take
 /// gigabytes to build. The call never returns otherwise.
 const HUGE_FRAME: &str = r#"    import os, struct, time

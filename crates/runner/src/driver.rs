@@ -16,6 +16,7 @@ use crate::kept::KeptSuites;
 use crate::process::GroupLeader;
 use crate::program::{Program, Suite, Tests, VerdictMode};
 use crate::sandbox::{HelperPolicy, Level, Limits as SandboxLimits, SandboxContext};
+use crate::source_line::{SourceLine, SOURCE_LINE_FD};
 use crate::verdict::Verdict;
 
 /// How long a driver may take to start and report ready.
@@ -92,32 +93,37 @@ struct SuiteReference<'a> {
     suite: Option<&'a serde_json::Value>,
 }
 
-/// The code of one sample, as the driver takes it in each mode.
+/// How the driver runs one sample in each mode. The code itself goes on the source line.
 #[derive(Serialize)]
 #[serde(untagged)]
 enum Code<'a> {
-    InProcess { program: String },
-    Judged { candidate: &'a str, tests: SuiteReference<'a> },
-    Calls { candidate: &'a str, calls: SuiteReference<'a> },
-    Stdio { candidate: &'a str, stdio: SuiteReference<'a> },
+    InProcess { in_process: bool },
+    Judged { tests: SuiteReference<'a> },
+    Calls { calls: SuiteReference<'a> },
+    Stdio { stdio: SuiteReference<'a> },
 }
 
 impl<'a> Code<'a> {
     fn of(program: &'a Program, verdicts: VerdictMode, kept: &mut KeptSuites) -> Code<'a> {
-        let problem = program.problem();
-        let candidate = program.candidate_code();
         let mut reference = |suite: &'a Suite| SuiteReference {
             id: &suite.id,
             suite: (!kept.touch(&suite.id)).then_some(&suite.driver_part),
         };
-        match (&problem.tests, verdicts) {
-            (Tests::Calls(suite), _) => Code::Calls { candidate, calls: reference(suite) },
-            (Tests::Stdio(suite), _) => Code::Stdio { candidate, stdio: reference(suite) },
-            (Tests::Check(_), VerdictMode::InProcess) => {
-                Code::InProcess { program: program.in_process_text().expect("tests that are code") }
-            }
-            (Tests::Check(suite), VerdictMode::Judge) => Code::Judged { candidate, tests: reference(suite) },
+        match (&program.problem().tests, verdicts) {
+            (Tests::Calls(suite), _) => Code::Calls { calls: reference(suite) },
+            (Tests::Stdio(suite), _) => Code::Stdio { stdio: reference(suite) },
+            (Tests::Check(_), VerdictMode::InProcess) => Code::InProcess { in_process: true },
+            (Tests::Check(suite), VerdictMode::Judge) => Code::Judged { tests: reference(suite) },
         }
+    }
+}
+
+/// What the sample's own processes run: the candidate's code, or in process the whole
+/// program.
+fn source(program: &Program, verdicts: VerdictMode) -> std::borrow::Cow<'_, str> {
+    match (&program.problem().tests, verdicts) {
+        (Tests::Check(_), VerdictMode::InProcess) => program.in_process_text().expect("tests that are code").into(),
+        _ => program.candidate_code().into(),
     }
 }
 
@@ -133,19 +139,23 @@ fn answer_limit(program: &Program, timeout: Duration) -> Duration {
     each + RUN_MARGIN * u32::try_from(runs.runs).unwrap_or(u32::MAX) + ANSWER_MARGIN
 }
 
-/// Has the driver find `fd` as JUDGE_LINK_FD, which it alone keeps open.
-fn hand_over(command: &mut tokio::process::Command, fd: RawFd) {
+/// Has the driver find the judge's line as JUDGE_LINK_FD and the source line as
+/// SOURCE_LINE_FD, which it alone keeps open.
+fn hand_over(command: &mut tokio::process::Command, judge_link: RawFd, source_line: RawFd) {
     let place = move || {
-        // SAFETY: only async-signal-safe calls, between fork and exec.
-        let placed = unsafe {
-            if fd == JUDGE_LINK_FD {
-                libc::fcntl(fd, libc::F_SETFD, 0)
-            } else {
-                libc::dup2(fd, JUDGE_LINK_FD)
+        let placed = [(judge_link, JUDGE_LINK_FD), (source_line, SOURCE_LINE_FD)].map(|(fd, target)| {
+            // SAFETY: only async-signal-safe calls, between fork and exec. Each end is
+            // first copied above both targets, so that placing one cannot close the other.
+            unsafe {
+                let copy = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 16);
+                (copy, target)
             }
-        };
-        if placed < 0 {
-            return Err(std::io::Error::last_os_error());
+        });
+        for (copy, target) in placed {
+            // SAFETY: as above; dup2 leaves the target inheritable.
+            if copy < 0 || unsafe { libc::dup2(copy, target) } < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
         }
         Ok(())
     };
@@ -179,6 +189,7 @@ pub(crate) struct Driver {
     line: String,
     suites: KeptSuites,
     judge: JudgeLink,
+    sources: SourceLine,
     seq: u64,
 }
 
@@ -201,13 +212,15 @@ impl Driver {
         let mut command = context.command(policy);
         command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let (judge, judge_end) = JudgeLink::open().map_err(DriverError::Spawn)?;
-        hand_over(&mut command, judge_end.as_raw_fd());
+        let (sources, source_end) = SourceLine::open().map_err(DriverError::Spawn)?;
+        hand_over(&mut command, judge_end.as_raw_fd(), source_end.as_raw_fd());
         if let Some(&cpu) = context.cpus.get(slot) {
             crate::placement::keep_on(&mut command, cpu);
         }
         let mut leader = GroupLeader::spawn(&mut command).map_err(DriverError::Spawn)?;
-        // Only the driver holds the judge's end.
+        // Only the driver holds the judge's end and the source line's.
         drop(judge_end);
+        drop(source_end);
         let child = leader.child_mut();
         let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -242,6 +255,7 @@ impl Driver {
             line: String::new(),
             suites: KeptSuites::default(),
             judge,
+            sources,
             seq: 0,
         };
         let ready = match tokio::time::timeout(START_LIMIT, driver.read_message::<Ready>()).await {
@@ -296,6 +310,7 @@ impl Driver {
         };
         let mut message = serde_json::to_vec(&request).expect("a request always serializes");
         message.push(b'\n');
+        self.sources.send(seq, &source(program, limits.verdicts)).map_err(DriverError::Pipe)?;
         let exchange = async {
             self.stdin.write_all(&message).await.map_err(DriverError::Pipe)?;
             self.stdin.flush().await.map_err(DriverError::Pipe)?;

@@ -31,6 +31,7 @@ mod pool;
 mod process;
 mod program;
 pub mod sandbox;
+mod source_line;
 mod verdict;
 
 pub use interpreter::{Interpreter, InterpreterError};

@@ -12,7 +12,7 @@ use super::seccomp;
 pub const PACKAGE: &str = "passk_driver";
 
 /// Each module of the package, by name.
-pub const MODULES: [(&str, &str); 17] = [
+pub const MODULES: [(&str, &str); 18] = [
     ("__init__.py", include_str!("../../../../sandbox/passk_driver/__init__.py")),
     ("worker.py", include_str!("../../../../sandbox/passk_driver/worker.py")),
     ("sample.py", include_str!("../../../../sandbox/passk_driver/sample.py")),
@@ -20,6 +20,7 @@ pub const MODULES: [(&str, &str); 17] = [
     ("judge.py", include_str!("../../../../sandbox/passk_driver/judge.py")),
     ("judge_process.py", include_str!("../../../../sandbox/passk_driver/judge_process.py")),
     ("harness_link.py", include_str!("../../../../sandbox/passk_driver/harness_link.py")),
+    ("sources.py", include_str!("../../../../sandbox/passk_driver/sources.py")),
     ("kept.py", include_str!("../../../../sandbox/passk_driver/kept.py")),
     ("calls.py", include_str!("../../../../sandbox/passk_driver/calls.py")),
     ("evalplus.py", include_str!("../../../../sandbox/passk_driver/evalplus.py")),

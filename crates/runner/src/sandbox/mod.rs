@@ -106,8 +106,8 @@ fn helper(policy_json: &str) -> Result<std::convert::Infallible, HelperError> {
 }
 
 /// The helper outside the pid namespace waits for the namespace's first process and
-/// exits as it did. It lets go of the harness's pipes and of the judge's line, so that
-/// only the driver holds them and their closing is seen on both sides.
+/// exits as it did. It lets go of the harness's pipes, the judge's line and the source
+/// line, so that only the driver holds them and their closing is seen on both sides.
 fn wait_for(child: nix::unistd::Pid) -> ! {
     if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
         use std::os::fd::AsRawFd;
@@ -117,8 +117,11 @@ fn wait_for(child: nix::unistd::Pid) -> ! {
             libc::dup2(null.as_raw_fd(), 1);
         }
     }
-    // SAFETY: nothing in this process uses the descriptor.
-    unsafe { libc::close(crate::judge_link::JUDGE_LINK_FD) };
+    // SAFETY: nothing in this process uses the descriptors.
+    unsafe {
+        libc::close(crate::judge_link::JUDGE_LINK_FD);
+        libc::close(crate::source_line::SOURCE_LINE_FD);
+    }
     loop {
         match waitpid(child, None) {
             Ok(WaitStatus::Exited(_, code)) => std::process::exit(code),
