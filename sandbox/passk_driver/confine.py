@@ -138,6 +138,13 @@ def keep_descriptors(mapping):
         copies[source] = os.dup2(source, top + len(copies))
     for target, source in wanted.items():
         os.dup2(copies[source], target)
+    # Every other descriptor, the gaps between the wanted ones too.
+    for fd in range(max(wanted)):
+        if fd not in wanted:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
     os.closerange(max(wanted) + 1, os.sysconf("SC_OPEN_MAX"))
 
 

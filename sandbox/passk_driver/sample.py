@@ -542,7 +542,7 @@ def _run_stdio(request, context, cap):
     message = _message(request, tested.fields, _combined(tested.executions))
     message["tests"] = tested.counts
     if tested.failure is not None:
-        message["failure"] = tested.failure
+        message["failure"] = _capped(tested.failure)
     return message
 
 
@@ -600,7 +600,16 @@ def _plain_phase(extra):
     phase = dict(extra)
     if "outputs" in phase:
         phase["outputs"] = base64.b64encode(phase["outputs"]).decode()
+    if "failure" in phase:
+        phase["failure"] = _capped(phase["failure"])
     return phase
+
+
+def _capped(failure):
+    """A failure's fields, each string cut short: any of them may hold what the candidate
+    wrote (its exception, the last line of its standard error)."""
+    return {key: wire.shorten(value, judge.DETAIL_CAP) if type(value) is str else value
+            for key, value in failure.items()}
 
 
 def _message(request, fields, execution):
@@ -609,8 +618,8 @@ def _message(request, fields, execution):
         "memory_peak_bytes": execution.peak,
         "cpu_seconds": execution.cpu,
         "status": status,
-        "detail": clean(detail),
-        "result": clean(result),
+        "detail": wire.shorten(detail, judge.DETAIL_CAP),
+        "result": wire.shorten(result, judge.RESULT_CAP),
         "id": request.get("id"),
         "duration": round(execution.duration, 6),
         "stdout": execution.out.text(),

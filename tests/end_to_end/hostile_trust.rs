@@ -250,6 +250,21 @@ fn exception_messages_of_any_content_and_length_fail_cleanly_on_suites_of_calls(
     assert_eq!(results[3]["passed"], true, "{}", results[3]);
 }
 
+/// Guards against the last line of a program's standard error reaching a standard-input
+/// failure's detail and `why` whole: 4 MB of it, with a lone surrogate.
+#[test]
+fn a_runtime_errors_words_are_cut_short_and_clean() {
+    let program = "import os\nos.write(2, b'\\xed\\xb2\\x80' + b'z' * (4 << 20) + b'\\n')\nraise SystemExit(3)\n";
+    let samples = [json!({"task_id": "passk_double", "solution": program})];
+    let dir = tempfile::tempdir().unwrap();
+    let results = evaluate(dir.path(), &format_fixture("code-contests.jsonl"), &samples, &[]);
+    let result = &results[0];
+    assert_eq!(result["status"], "failed", "{result}");
+    assert!(result["detail"].as_str().unwrap().chars().count() <= 1000, "{result}");
+    let why = result["failure"]["why"].as_str().unwrap();
+    assert!(why.starts_with("runtime error (exit status 3): \u{fffd}") && why.chars().count() <= 1000, "{result}");
+}
+
 /// Guards against a candidate choosing its failure's status: a MemoryError or an
 /// OSError of the open-files limit raised by hand was reported as `out-of-memory` and
 /// `limit`. Raised by hand they fail, in both verdict modes; the limits really reached
