@@ -27,8 +27,9 @@ DETAIL_CAP = 1000
 RESULT_CAP = 65536
 GONE = "gone"
 
-# Never raised here on the candidate's word: an exit is reported as one.
-_NOT_REBUILT = (SystemExit, GeneratorExit)
+# Never raised here on the candidate's word: an exit is reported as one, and the end of
+# an iteration would end a test's loop over `map(candidate, ...)` early, as if passed.
+_NOT_REBUILT = (SystemExit, GeneratorExit, StopIteration, StopAsyncIteration)
 
 class _Shown(reprlib.Repr):
     def repr_int(self, value, level):

@@ -265,6 +265,27 @@ fn a_runtime_errors_words_are_cut_short_and_clean() {
     assert!(why.starts_with("runtime error (exit status 3): \u{fffd}") && why.chars().count() <= 1000, "{result}");
 }
 
+/// Guards against a candidate ending a test's loop early: a StopIteration it raised was
+/// raised in the judge as one, and `for value in map(candidate, inputs)` ended at once,
+/// with no assert run.
+#[test]
+fn a_candidates_stop_iteration_ends_no_loop_of_the_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("problems.jsonl");
+    let test = "def check(candidate):\n    for value in map(candidate, [1, 2, 3]):\n        assert value == 2 * value\n";
+    let problem = json!({"task_id": "loop/0", "prompt": "def double(x):\n", "entry_point": "double", "test": test,
+        "canonical_solution": "    return 2 * x\n"});
+    passk_tests::write_jsonl(&problems, &[problem]);
+    let samples = [
+        json!({"task_id": "loop/0", "completion": "    raise StopIteration\n"}),
+        json!({"task_id": "loop/0", "completion": "    raise StopAsyncIteration\n"}),
+    ];
+    let results = evaluate(dir.path(), &problems, &samples, &[]);
+    for result in &results {
+        assert_eq!(result["passed"], false, "{result}");
+    }
+}
+
 /// Guards against a candidate choosing its failure's status: a MemoryError or an
 /// OSError of the open-files limit raised by hand was reported as `out-of-memory` and
 /// `limit`. Raised by hand they fail, in both verdict modes; the limits really reached
