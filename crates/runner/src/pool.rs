@@ -14,7 +14,7 @@ use crate::driver::{Driver, DriverError, Limits as DriverLimits, Ready, ENVIRONM
 use crate::error_chain;
 use crate::interpreter::Interpreter;
 use crate::program::{Program, VerdictMode};
-use crate::sandbox::{Isolation, Level, Limits, SandboxContext, SandboxError, SandboxMode};
+use crate::sandbox::{self, Isolation, Level, Limits, PackageView, SandboxContext, SandboxError, SandboxMode};
 use crate::verdict::Verdict;
 
 #[derive(Debug, Clone)]
@@ -100,17 +100,20 @@ impl Pool {
     pub async fn start(options: PoolOptions) -> Result<Pool, PoolError> {
         let workdir = tempfile::Builder::new().prefix("passk-").tempdir().map_err(PoolError::Workdir)?;
         let driver = workdir.path().join("interpreter");
-        crate::sandbox::write_driver(&driver).map_err(PoolError::Workdir)?;
+        sandbox::write_driver(&driver).map_err(PoolError::Workdir)?;
         let cgroups = RunGroups::create(options.jobs, &options.limits).map_err(|error| {
             let reason = error_chain(&error);
             tracing::info!("no control groups per sample: {reason}");
             Accounting::Unavailable(reason)
         });
         let slot_groups = cgroups.as_ref().map(|groups| groups.slots().to_vec()).unwrap_or_default();
+        let read_only = sandbox::read_only_paths(&options.interpreter.paths);
+        let packages = PackageView::new(&read_only, &options.interpreter, &sandbox::hidden_system_packages());
         let context = Arc::new(SandboxContext {
             helper: options.helper.clone(),
             interpreter: options.interpreter.executable.clone(),
-            interpreter_paths: options.interpreter.paths.clone(),
+            read_only,
+            packages,
             driver,
             workdir: workdir.path().to_path_buf(),
             limits: options.limits,
