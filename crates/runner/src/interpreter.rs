@@ -6,6 +6,8 @@ use serde::Deserialize;
 use thiserror::Error;
 use tokio::process::Command;
 
+use crate::sandbox::benchmarks::{self, Benchmarks};
+
 /// The Python interpreter candidates run under, resolved once to its real executable
 /// (a version manager's shim can cost tens of milliseconds per start).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,6 +50,8 @@ pub enum InterpreterError {
     TooOld { executable: String, version: String },
     #[error("--allow-package {name}: {reason} (python {executable})")]
     Package { name: String, reason: String, executable: String },
+    #[error("--allow-package {name}: {found} cannot be made visible to candidates, who could read its answers")]
+    BenchmarkPackage { name: String, found: String },
 }
 
 /// What the interpreter reports (`interpreter_report.py`).
@@ -77,8 +81,8 @@ const REPORT: &str = include_str!("interpreter_report.py");
 
 impl Interpreter {
     /// Finds the interpreter `name` and, with `allow`, the packages candidates may import
-    /// (import names, each a Python identifier). A package that is not installed or
-    /// is part of the standard library is refused.
+    /// (import names, each a Python identifier). A package that is not installed, is
+    /// part of the standard library or is a benchmark's is refused.
     pub async fn resolve(name: &OsStr, allow: &[String]) -> Result<Interpreter, InterpreterError> {
         let display = name.to_string_lossy().into_owned();
         // -S: the report sees sys.path before `site` adds the packages to it.
@@ -106,7 +110,13 @@ impl Interpreter {
             if let Some(reason) = package.error {
                 return Err(InterpreterError::Package { name: package.name, reason, executable });
             }
-            allowed.push(AllowedPackage { name: package.name, paths: package.paths });
+            let paths = package.paths;
+            let found = tokio::task::spawn_blocking(move || (Benchmarks::from_policy().find_in_entries(&paths), paths));
+            let (found, paths) = found.await.expect("looking for benchmarks does not panic");
+            if let Some(found) = found.first() {
+                return Err(InterpreterError::BenchmarkPackage { name: package.name, found: found.to_string() });
+            }
+            allowed.push(AllowedPackage { name: package.name, paths });
         }
         Ok(Interpreter {
             executable: report.executable,
@@ -116,6 +126,12 @@ impl Interpreter {
             package_dirs: absolute(report.packages),
             allowed,
         })
+    }
+
+    /// The benchmarks' packages among the interpreter's packages, which candidates
+    /// could read wherever the sandbox cannot hide them. Walks every package directory.
+    pub fn benchmarks(&self) -> Vec<benchmarks::Found> {
+        Benchmarks::from_policy().find_in_directories(&self.package_dirs)
     }
 }
 

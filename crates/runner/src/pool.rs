@@ -125,6 +125,7 @@ impl Pool {
             SandboxContext::levels(options.sandbox).split_last().expect("every mode allows some level");
         let mut refused = Vec::new();
         for &level in stronger {
+            refuse_visible_benchmarks(&options.interpreter, level).await?;
             match start_drivers(&context, level, options.jobs).await {
                 Ok((drivers, facts)) => {
                     let isolation = Isolation { level, refused };
@@ -137,6 +138,7 @@ impl Pool {
                 }
             }
         }
+        refuse_visible_benchmarks(&options.interpreter, *weakest).await?;
         match start_drivers(&context, *weakest, options.jobs).await {
             Ok((drivers, facts)) => {
                 let isolation = Isolation { level: *weakest, refused };
@@ -220,6 +222,22 @@ impl Pool {
         drop(workdir);
         outcome
     }
+}
+
+/// Refuses to run candidates at `level` under an interpreter that carries a benchmark's
+/// package, where its packages cannot be hidden (levels `uid` and `minimal`; at
+/// `none` nothing is hidden, for trusted code).
+async fn refuse_visible_benchmarks(interpreter: &Interpreter, level: Level) -> Result<(), SandboxError> {
+    if !matches!(level, Level::Uid | Level::Minimal) {
+        return Ok(());
+    }
+    let scanned = interpreter.clone();
+    let found = tokio::task::spawn_blocking(move || scanned.benchmarks()).await.expect("the walk does not panic");
+    if found.is_empty() {
+        return Ok(());
+    }
+    let found = found.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+    Err(SandboxError::BenchmarkVisible { level, python: interpreter.executable.display().to_string(), found })
 }
 
 /// Why drivers could not come up at a level, if the level itself may be to blame: a

@@ -93,7 +93,9 @@ pub fn describe_packages(level: Level, allowed: &[String]) -> String {
         Level::Full if allowed.is_empty() => "standard library only".to_owned(),
         Level::Full => format!("standard library + {}", allowed.join(", ")),
         Level::None => "all of the interpreter's (--sandbox none)".to_owned(),
-        Level::Uid | Level::Minimal => "all of the interpreter's (packages are hidden at level full only)".to_owned(),
+        Level::Uid | Level::Minimal => {
+            "all of the interpreter's, none a benchmark's (packages are hidden at level full only)".to_owned()
+        }
     }
 }
 

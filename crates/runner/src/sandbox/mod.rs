@@ -15,6 +15,7 @@
 //! trying the real operations once, strongest first, and whatever is missing is
 //! reported with what would enable it.
 
+pub mod benchmarks;
 pub mod driver_package;
 mod packages;
 mod pattern;
@@ -179,6 +180,14 @@ pub enum SandboxError {
         Isolation::advice()
     )]
     RootWithoutAnotherUser { reason: String },
+    #[error(
+        "python {python} carries {found}, whose answers candidates could read at sandbox level {level}, where the \
+         interpreter's packages cannot be hidden: give --python an environment without it (--allow-package cannot \
+         make a benchmark's package safe), or allow full isolation, where candidates see the standard library \
+         only: {}",
+        Isolation::advice()
+    )]
+    BenchmarkVisible { level: Level, python: String, found: String },
 }
 
 /// What the harness knows when it builds each slot's sandbox.
