@@ -76,6 +76,9 @@ fn auto_degrades_with_one_warning_that_says_what_is_missing_and_how_to_enable_it
     let level = evaluation.summary["settings"]["sandbox"].as_str().unwrap();
     assert!(["uid", "minimal"].contains(&level), "{level}");
     assert!(evaluation.finished.stdout.contains(&format!("sandbox       {level}")), "{}", evaluation.finished.stdout);
+    // Packages cannot be hidden without a mount namespace; the table says so.
+    let packages = "packages      all of the interpreter's, none a benchmark's";
+    assert!(evaluation.finished.stdout.contains(packages), "{}", evaluation.finished.stdout);
     assert!(evaluation.summary["run"]["sandbox_refused"]["full"].as_str().unwrap().contains("EPERM"));
     assert_bundled_verdicts(&evaluation.results);
 }

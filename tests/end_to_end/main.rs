@@ -10,6 +10,7 @@ mod degraded;
 mod evalplus;
 mod formats;
 mod hostile;
+mod hostile_packages;
 mod hostile_suites;
 mod hostile_trust;
 mod humaneval;

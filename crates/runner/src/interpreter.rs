@@ -1,9 +1,12 @@
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::process::Stdio;
 
+use serde::Deserialize;
 use thiserror::Error;
 use tokio::process::Command;
+
+use crate::sandbox::benchmarks::{self, Benchmarks};
 
 /// The Python interpreter candidates run under, resolved once to its real executable
 /// (a version manager's shim can cost tens of milliseconds per start).
@@ -11,8 +14,25 @@ use tokio::process::Command;
 pub struct Interpreter {
     pub executable: PathBuf,
     pub version: String,
-    /// Where its installation lives: prefixes, site-packages and the executable's
-    /// directory, which a sandbox must make visible.
+    /// Where its installation lives: prefixes, the standard library and the
+    /// executable's directory, which a sandbox must make visible.
+    pub paths: Vec<PathBuf>,
+    /// The standard library's entries of `sys.path`, as real paths.
+    pub stdlib: Vec<PathBuf>,
+    /// Where its packages are, as real paths: its site-packages (or dist-packages)
+    /// directories and whatever their .pth files add to `sys.path`.
+    pub package_dirs: Vec<PathBuf>,
+    /// The packages candidates may import besides the standard library.
+    pub allowed: Vec<AllowedPackage>,
+}
+
+/// A package allowed with `--allow-package`, and what it installed in the package
+/// directories: its own directory or module, the libraries it vendors, its compiled
+/// extensions and its metadata. Each path is a package directory's real path joined
+/// with the entry's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllowedPackage {
+    pub name: String,
     pub paths: Vec<PathBuf>,
 }
 
@@ -28,20 +48,47 @@ pub enum InterpreterError {
     Report { name: String, stderr: String },
     #[error("python {version} at {executable} is too old: passk needs python 3.9 or later")]
     TooOld { executable: String, version: String },
+    #[error("--allow-package {name}: {reason} (python {executable})")]
+    Package { name: String, reason: String, executable: String },
+    #[error("--allow-package {name}: {found} cannot be made visible to candidates, who could read its answers")]
+    BenchmarkPackage { name: String, found: String },
 }
 
-const REPORT: &str = "import os, site, sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3]); \
-                      print(int(sys.version_info >= (3, 9))); \
-                      print(os.pathsep.join(sorted({sys.prefix, sys.exec_prefix, sys.base_prefix, \
-                      sys.base_exec_prefix, os.path.dirname(sys.executable), \
-                      os.path.dirname(os.path.realpath(sys.executable)), \
-                      *site.getsitepackages()})))";
+/// What the interpreter reports (`interpreter_report.py`).
+#[derive(Debug, Deserialize)]
+struct Report {
+    executable: PathBuf,
+    version: String,
+    #[serde(default)]
+    installation: Vec<PathBuf>,
+    #[serde(default)]
+    stdlib: Vec<PathBuf>,
+    #[serde(default)]
+    packages: Vec<PathBuf>,
+    #[serde(default)]
+    allowed: Vec<Allowed>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Allowed {
+    name: String,
+    #[serde(default)]
+    paths: Vec<PathBuf>,
+    error: Option<String>,
+}
+
+const REPORT: &str = include_str!("interpreter_report.py");
 
 impl Interpreter {
-    pub async fn resolve(name: &OsStr) -> Result<Interpreter, InterpreterError> {
+    /// Finds the interpreter `name` and, with `allow`, the packages candidates may import
+    /// (import names, each a Python identifier). A package that is not installed, is
+    /// part of the standard library or is a benchmark's is refused.
+    pub async fn resolve(name: &OsStr, allow: &[String]) -> Result<Interpreter, InterpreterError> {
         let display = name.to_string_lossy().into_owned();
+        // -S: the report sees sys.path before `site` adds the packages to it.
         let output = Command::new(name)
-            .args(["-I", "-c", REPORT])
+            .args(["-I", "-S", "-c", REPORT])
+            .args(allow)
             .stdin(Stdio::null())
             .output()
             .await
@@ -53,18 +100,57 @@ impl Interpreter {
         if !output.status.success() {
             return Err(report_error());
         }
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let lines: Vec<&str> = stdout.lines().collect();
-        let [executable, version, recent_enough, paths] = lines[..] else {
-            return Err(report_error());
-        };
-        if recent_enough != "1" {
-            return Err(InterpreterError::TooOld { executable: executable.to_owned(), version: version.to_owned() });
+        let report: Report = serde_json::from_slice(&output.stdout).map_err(|_| report_error())?;
+        let executable = report.executable.display().to_string();
+        if !recent_enough(&report.version) {
+            return Err(InterpreterError::TooOld { executable, version: report.version });
+        }
+        let mut allowed = Vec::new();
+        for package in report.allowed {
+            if let Some(reason) = package.error {
+                return Err(InterpreterError::Package { name: package.name, reason, executable });
+            }
+            let paths = package.paths;
+            let found = tokio::task::spawn_blocking(move || (Benchmarks::from_policy().find_in_entries(&paths), paths));
+            let (found, paths) = found.await.expect("looking for benchmarks does not panic");
+            if let Some(found) = found.first() {
+                return Err(InterpreterError::BenchmarkPackage { name: package.name, found: found.to_string() });
+            }
+            allowed.push(AllowedPackage { name: package.name, paths });
         }
         Ok(Interpreter {
-            executable: PathBuf::from(OsString::from(executable)),
-            version: version.to_owned(),
-            paths: paths.split(':').filter(|p| p.starts_with('/')).map(PathBuf::from).collect(),
+            executable: report.executable,
+            version: report.version,
+            paths: absolute(report.installation),
+            stdlib: absolute(report.stdlib),
+            package_dirs: absolute(report.packages),
+            allowed,
         })
+    }
+
+    /// The benchmarks' packages among the interpreter's packages, which candidates
+    /// could read wherever the sandbox cannot hide them. Walks every package directory.
+    pub fn benchmarks(&self) -> Vec<benchmarks::Found> {
+        Benchmarks::from_policy().find_in_directories(&self.package_dirs)
+    }
+}
+
+fn recent_enough(version: &str) -> bool {
+    let mut parts = version.split('.').map(|part| part.parse::<u32>().unwrap_or(0));
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0)) >= (3, 9)
+}
+
+fn absolute(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    paths.into_iter().filter(|path| path.is_absolute()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_from_3_9_are_recent_enough() {
+        assert!(recent_enough("3.9.0") && recent_enough("3.12.1") && recent_enough("4.0.0"));
+        assert!(!recent_enough("3.8.18") && !recent_enough("2.7.18") && !recent_enough(""));
     }
 }

@@ -14,7 +14,7 @@ use crate::driver::{Driver, DriverError, Limits as DriverLimits, Ready, ENVIRONM
 use crate::error_chain;
 use crate::interpreter::Interpreter;
 use crate::program::{Program, VerdictMode};
-use crate::sandbox::{Isolation, Level, Limits, SandboxContext, SandboxError, SandboxMode};
+use crate::sandbox::{self, Isolation, Level, Limits, PackageView, SandboxContext, SandboxError, SandboxMode};
 use crate::verdict::Verdict;
 
 #[derive(Debug, Clone)]
@@ -100,17 +100,20 @@ impl Pool {
     pub async fn start(options: PoolOptions) -> Result<Pool, PoolError> {
         let workdir = tempfile::Builder::new().prefix("passk-").tempdir().map_err(PoolError::Workdir)?;
         let driver = workdir.path().join("interpreter");
-        crate::sandbox::write_driver(&driver).map_err(PoolError::Workdir)?;
+        sandbox::write_driver(&driver).map_err(PoolError::Workdir)?;
         let cgroups = RunGroups::create(options.jobs, &options.limits).map_err(|error| {
             let reason = error_chain(&error);
             tracing::info!("no control groups per sample: {reason}");
             Accounting::Unavailable(reason)
         });
         let slot_groups = cgroups.as_ref().map(|groups| groups.slots().to_vec()).unwrap_or_default();
+        let read_only = sandbox::read_only_paths(&options.interpreter.paths);
+        let packages = PackageView::new(&read_only, &options.interpreter, &sandbox::hidden_system_packages());
         let context = Arc::new(SandboxContext {
             helper: options.helper.clone(),
             interpreter: options.interpreter.executable.clone(),
-            interpreter_paths: options.interpreter.paths.clone(),
+            read_only,
+            packages,
             driver,
             workdir: workdir.path().to_path_buf(),
             limits: options.limits,
@@ -122,6 +125,7 @@ impl Pool {
             SandboxContext::levels(options.sandbox).split_last().expect("every mode allows some level");
         let mut refused = Vec::new();
         for &level in stronger {
+            refuse_visible_benchmarks(&options.interpreter, level).await?;
             match start_drivers(&context, level, options.jobs).await {
                 Ok((drivers, facts)) => {
                     let isolation = Isolation { level, refused };
@@ -134,6 +138,7 @@ impl Pool {
                 }
             }
         }
+        refuse_visible_benchmarks(&options.interpreter, *weakest).await?;
         match start_drivers(&context, *weakest, options.jobs).await {
             Ok((drivers, facts)) => {
                 let isolation = Isolation { level: *weakest, refused };
@@ -217,6 +222,22 @@ impl Pool {
         drop(workdir);
         outcome
     }
+}
+
+/// Refuses to run candidates at `level` under an interpreter that carries a benchmark's
+/// package, where its packages cannot be hidden (levels `uid` and `minimal`; at
+/// `none` nothing is hidden, for trusted code).
+async fn refuse_visible_benchmarks(interpreter: &Interpreter, level: Level) -> Result<(), SandboxError> {
+    if !matches!(level, Level::Uid | Level::Minimal) {
+        return Ok(());
+    }
+    let scanned = interpreter.clone();
+    let found = tokio::task::spawn_blocking(move || scanned.benchmarks()).await.expect("the walk does not panic");
+    if found.is_empty() {
+        return Ok(());
+    }
+    let found = found.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+    Err(SandboxError::BenchmarkVisible { level, python: interpreter.executable.display().to_string(), found })
 }
 
 /// Why drivers could not come up at a level, if the level itself may be to blame: a

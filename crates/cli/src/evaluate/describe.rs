@@ -87,6 +87,18 @@ fn describe_syscalls(level: Level, facts: DriverFacts) -> &'static str {
     }
 }
 
+/// The Python packages candidates can import and read.
+pub fn describe_packages(level: Level, allowed: &[String]) -> String {
+    match level {
+        Level::Full if allowed.is_empty() => "standard library only".to_owned(),
+        Level::Full => format!("standard library + {}", allowed.join(", ")),
+        Level::None => "all of the interpreter's (--sandbox none)".to_owned(),
+        Level::Uid | Level::Minimal => {
+            "all of the interpreter's, none a benchmark's (packages are hidden at level full only)".to_owned()
+        }
+    }
+}
+
 /// The control groups per sample, and who could undo them: below `uid`, candidates run
 /// as passk's own user, who owns the groups passk made.
 fn describe_cgroups(level: Level, accounting: &Accounting) -> String {
@@ -148,5 +160,6 @@ pub fn footer(
         ("syscalls".into(), describe_syscalls(level, facts).into()),
         ("cgroups".into(), describe_cgroups(level, accounting)),
         ("limits".into(), describe_limits(options, level, facts, accounting)),
+        ("packages".into(), describe_packages(level, &options.allowed_packages)),
     ]
 }

@@ -59,6 +59,8 @@ pub struct EvaluateOptions {
     /// Run each distinct program once and give its verdict to every identical sample.
     pub dedup: bool,
     pub python: OsString,
+    /// The packages candidates may import besides the standard library, each once.
+    pub allowed_packages: Vec<String>,
     pub results: PathBuf,
     pub summary: Option<PathBuf>,
     pub report: Option<PathBuf>,
@@ -92,6 +94,7 @@ impl EvaluateOptions {
             verdicts: args.runner.verdicts(),
             limits: args.runner.limits(),
             dedup: !args.no_dedup,
+            allowed_packages: args.runner.allowed_packages(),
             python: args.runner.python,
             samples: args.samples,
             results,
@@ -185,6 +188,8 @@ struct Machine {
     facts: DriverFacts,
     accounting: Accounting,
     worker_cpus: Vec<usize>,
+    /// The Python packages candidates can import and read.
+    packages: String,
     /// The settings that decide the verdicts, the sandbox level reached among them.
     settings: Map<String, Value>,
 }
@@ -261,6 +266,7 @@ impl Started {
             facts: pool.facts(),
             accounting: pool.accounting().clone(),
             worker_cpus: pool.worker_cpus().to_vec(),
+            packages: describe::describe_packages(isolation.level, &options.allowed_packages),
             isolation,
             settings,
         };
@@ -414,6 +420,7 @@ fn run_facts(
     run.insert("fresh_tmp_per_sample".into(), json!(machine.facts.fresh_tmp_per_sample));
     run.insert("cgroups".into(), machine.accounting.to_json());
     run.insert("sandbox_refused".into(), describe::refused(&machine.isolation));
+    run.insert("packages".into(), json!(machine.packages));
     run
 }
 

@@ -84,7 +84,7 @@ impl Prepared {
                 Ok::<_, InputError>((Arc::new(samples), Arc::new(problems), checked, sha256))
             })
         };
-        let interpreter = Interpreter::resolve(&options.python).await;
+        let interpreter = Interpreter::resolve(&options.python, &options.allowed_packages).await;
         let (samples, problems, checked, samples_sha256) =
             checking.await.expect("checking the input does not panic")?;
         let interpreter = interpreter?;
@@ -161,5 +161,6 @@ fn settings(
     );
     settings.insert("python".into(), json!(interpreter.executable.display().to_string()));
     settings.insert("python_version".into(), json!(interpreter.version));
+    settings.insert("allowed_packages".into(), json!(options.allowed_packages));
     settings
 }

@@ -15,7 +15,10 @@
 //! trying the real operations once, strongest first, and whatever is missing is
 //! reported with what would enable it.
 
+pub mod benchmarks;
 pub mod driver_package;
+mod packages;
+mod pattern;
 mod policy;
 pub mod seccomp;
 mod setup;
@@ -32,6 +35,7 @@ use thiserror::Error;
 use crate::cgroup::SlotGroups;
 
 pub use driver_package::write as write_driver;
+pub use packages::PackageView;
 pub use policy::{HelperPolicy, Level, Limits, Mounts, SandboxMode};
 use syscall::LinuxSyscall;
 
@@ -179,6 +183,14 @@ pub enum SandboxError {
         Isolation::advice()
     )]
     RootWithoutAnotherUser { reason: String },
+    #[error(
+        "python {python} carries {found}, whose answers candidates could read at sandbox level {level}, where the \
+         interpreter's packages cannot be hidden: give --python an environment without it (--allow-package cannot \
+         make a benchmark's package safe), or allow full isolation, where candidates see the standard library \
+         only: {}",
+        Isolation::advice()
+    )]
+    BenchmarkVisible { level: Level, python: String, found: String },
 }
 
 /// What the harness knows when it builds each slot's sandbox.
@@ -187,8 +199,11 @@ pub struct SandboxContext {
     /// The program that runs `__sandbox-exec` (the passk executable).
     pub helper: PathBuf,
     pub interpreter: PathBuf,
-    /// Directories the interpreter needs that the policy's mounts do not cover.
-    pub interpreter_paths: Vec<PathBuf>,
+    /// What is bound read-only into a `full` sandbox: the policy's directories and the
+    /// interpreter's that they do not cover.
+    pub read_only: Vec<PathBuf>,
+    /// Which Python packages a `full` sandbox shows.
+    pub packages: PackageView,
     pub driver: PathBuf,
     pub workdir: PathBuf,
     pub limits: Limits,
@@ -200,16 +215,26 @@ pub struct SandboxContext {
     pub cpus: Vec<usize>,
 }
 
+/// The policy's read-only directories, and `interpreter_paths` they do not cover.
+pub fn read_only_paths(interpreter_paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut read_only = Mounts::from_policy().read_only;
+    for path in interpreter_paths {
+        if !read_only.iter().any(|covered| path.starts_with(covered)) {
+            read_only.push(path.clone());
+        }
+    }
+    read_only
+}
+
+/// The directories of the system's Python packages that the policy hides, as they are
+/// on this host.
+pub fn hidden_system_packages() -> Vec<PathBuf> {
+    Mounts::from_policy().hidden.iter().flat_map(|pattern| pattern::expand(pattern)).collect()
+}
+
 impl SandboxContext {
     /// The policy for one worker slot at `level`.
     pub fn policy(&self, level: Level, slot: usize) -> HelperPolicy {
-        let mounts = Mounts::from_policy();
-        let mut read_only = mounts.read_only.clone();
-        for path in &self.interpreter_paths {
-            if !read_only.iter().any(|covered| path.starts_with(covered)) {
-                read_only.push(path.clone());
-            }
-        }
         let slot_id = u32::try_from(slot).ok().and_then(|slot| slot.checked_mul(2)?.checked_add(SLOT_ID_BASE));
         let slot_id = slot_id.unwrap_or(u32::MAX - 1);
         let (run_as, mapped_ids) = match level {
@@ -222,8 +247,10 @@ impl SandboxContext {
             run_as,
             mapped_ids,
             root_dir: self.slot_dir(slot).join("root"),
-            read_only,
-            devices: mounts.devices,
+            read_only: self.read_only.clone(),
+            hidden: self.packages.hidden.clone(),
+            revealed: self.packages.revealed.clone(),
+            devices: Mounts::from_policy().devices,
             tmp_bytes: self.limits.tmp_mib << 20,
             interpreter: self.interpreter.clone(),
             driver: self.driver.clone(),

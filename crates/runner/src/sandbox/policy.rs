@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::driver_package::BOOT;
+use super::packages::Reveal;
 use crate::cgroup::SlotGroups;
 
 const POLICY_FILE: &str = include_str!("../../../../sandbox/policy.toml");
@@ -31,6 +32,8 @@ pub struct Limits {
 #[derive(Debug, Clone, Deserialize)]
 pub struct Mounts {
     pub read_only: Vec<PathBuf>,
+    /// Package directories to hide, as shell patterns (see `packages`).
+    pub hidden: Vec<PathBuf>,
     pub devices: Vec<PathBuf>,
 }
 
@@ -117,6 +120,12 @@ pub struct HelperPolicy {
     pub root_dir: PathBuf,
     /// Paths made visible read-only at the same place (level `full`).
     pub read_only: Vec<PathBuf>,
+    /// Package directories hidden behind empty read-only mounts, where the sandbox
+    /// shows them (level `full`).
+    pub hidden: Vec<PathBuf>,
+    /// Allowed packages' entries, bound read-only into the hidden directories (level
+    /// `full`).
+    pub revealed: Vec<Reveal>,
     /// Device nodes passed through (level `full`).
     pub devices: Vec<PathBuf>,
     /// The size of the private /tmp (level `full`).
@@ -174,6 +183,7 @@ mod tests {
         let mounts = Mounts::from_policy();
         assert!(mounts.read_only.contains(&PathBuf::from("/usr")));
         assert!(mounts.devices.contains(&PathBuf::from("/dev/null")));
-        assert!(mounts.read_only.iter().chain(&mounts.devices).all(|p| p.is_absolute()));
+        assert!(mounts.hidden.contains(&PathBuf::from("/usr/lib/python3*/*-packages")));
+        assert!(mounts.read_only.iter().chain(&mounts.hidden).chain(&mounts.devices).all(|p| p.is_absolute()));
     }
 }

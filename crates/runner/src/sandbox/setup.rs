@@ -67,11 +67,13 @@ fn inside(root: &Path, path: &Path) -> PathBuf {
     root.join(path.strip_prefix("/").unwrap_or(path))
 }
 
-/// A path to bind into the new root: how the helper reaches it, and where it stands.
+/// A path to bind into the new root: how the helper reaches it, the path itself, and
+/// where the sandbox shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bind {
     reach: PathBuf,
     path: PathBuf,
+    at: PathBuf,
     device: bool,
 }
 
@@ -83,8 +85,9 @@ pub fn inside_namespaces(policy: &HelperPolicy, sys: &mut impl Syscall) -> Resul
     // nothing else is reachable.
     sys.loopback_up().map_err(step("cannot bring up the loopback"))?;
     let binds = find_binds(policy, sys)?;
+    let revealed = find_revealed(policy, sys)?;
     become_run_as(policy, sys)?;
-    build_root(policy, &binds, sys)?;
+    build_root(policy, &binds, &revealed, sys)?;
     lock_privileges(sys)
 }
 
@@ -99,20 +102,43 @@ fn find_binds(policy: &HelperPolicy, sys: &mut impl Syscall) -> Result<Vec<Bind>
             if !sys.exists(path) {
                 continue;
             }
-            let reach = match policy.run_as {
-                Some(_) => sys.pin(path).map_err(step(format!("cannot open {}", path.display())))?,
-                None => path.clone(),
-            };
-            binds.push(Bind { reach, path: path.clone(), device });
+            let reach = reach(policy, path, sys)?;
+            binds.push(Bind { reach, path: path.clone(), at: path.clone(), device });
         }
     }
     Ok(binds)
 }
 
+/// The allowed packages' entries to bind back into the hidden package directories,
+/// found and pinned as the other binds are.
+fn find_revealed(policy: &HelperPolicy, sys: &mut impl Syscall) -> Result<Vec<Bind>, SetupError> {
+    let mut revealed = Vec::new();
+    for reveal in &policy.revealed {
+        if sys.exists(&reveal.source) {
+            let reach = reach(policy, &reveal.source, sys)?;
+            revealed.push(Bind { reach, path: reveal.source.clone(), at: reveal.at.clone(), device: false });
+        }
+    }
+    Ok(revealed)
+}
+
+/// How the helper reaches `path` once it has taken the ids it runs as.
+fn reach(policy: &HelperPolicy, path: &Path, sys: &mut impl Syscall) -> Result<PathBuf, SetupError> {
+    match policy.run_as {
+        Some(_) => sys.pin(path).map_err(step(format!("cannot open {}", path.display()))),
+        None => Ok(path.to_owned()),
+    }
+}
+
 /// A new root holding only read-only views of what the interpreter needs, device nodes,
 /// a private /tmp, a /proc of this namespace, and the driver package; then the old root
 /// is let go.
-fn build_root(policy: &HelperPolicy, binds: &[Bind], sys: &mut impl Syscall) -> Result<(), SetupError> {
+fn build_root(
+    policy: &HelperPolicy,
+    binds: &[Bind],
+    revealed: &[Bind],
+    sys: &mut impl Syscall,
+) -> Result<(), SetupError> {
     let root = &policy.root_dir;
     let private = MsFlags::MS_REC | MsFlags::MS_PRIVATE;
     sys.mount(None, Path::new("/"), None, private, None).map_err(step("cannot make mounts private"))?;
@@ -131,8 +157,9 @@ fn build_root(policy: &HelperPolicy, binds: &[Bind], sys: &mut impl Syscall) -> 
     for bound in binds {
         // Device nodes work only on a mount without nodev.
         let flags = if bound.device { MsFlags::MS_NOSUID | MsFlags::MS_NOEXEC } else { MsFlags::MS_RDONLY | hardened };
-        bind(sys, bound, &inside(root, &bound.path), flags)?;
+        bind(sys, bound, &inside(root, &bound.at), flags)?;
     }
+    hide_packages(policy, revealed, sys)?;
 
     // Where the driver mounts each sample's own /dev/shm (POSIX shared memory and
     // semaphores, which multiprocessing needs).
@@ -152,6 +179,34 @@ fn build_root(policy: &HelperPolicy, binds: &[Bind], sys: &mut impl Syscall) -> 
     let read_only = MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | hardened;
     sys.mount(None, root, None, read_only, None).map_err(step("cannot make the new root read-only"))?;
     sys.pivot_root(root).map_err(step("cannot switch to the new root"))
+}
+
+/// Hides the package directories the binds show behind empty tmpfs mounts, binds the
+/// allowed packages back into them, and makes them read-only. A directory the helper
+/// cannot reach (below one its ids may not enter) is out of the candidates' reach too.
+fn hide_packages(policy: &HelperPolicy, revealed: &[Bind], sys: &mut impl Syscall) -> Result<(), SetupError> {
+    let root = &policy.root_dir;
+    let hardened = MsFlags::MS_NOSUID | MsFlags::MS_NODEV;
+    let mut hidden = Vec::new();
+    for path in &policy.hidden {
+        let target = inside(root, path);
+        if !sys.is_dir(&target) {
+            continue;
+        }
+        // Writable until the allowed packages' mount points are made in it.
+        sys.mount(Some(Path::new("tmpfs")), &target, Some("tmpfs"), hardened, Some("size=1m,mode=0755"))
+            .map_err(step(format!("cannot hide {}", path.display())))?;
+        hidden.push((path, target));
+    }
+    for bound in revealed {
+        bind(sys, bound, &inside(root, &bound.at), MsFlags::MS_RDONLY | hardened)?;
+    }
+    let read_only = MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | hardened;
+    for (path, target) in hidden {
+        sys.mount(None, &target, None, read_only, None)
+            .map_err(step(format!("cannot make the mount hiding {} read-only", path.display())))?;
+    }
+    Ok(())
 }
 
 /// Binds `bound` at `target` and remounts it with `flags` plus whatever flags the source
@@ -199,6 +254,7 @@ fn lock_privileges(sys: &mut impl Syscall) -> Result<(), SetupError> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::packages::Reveal;
     use super::super::policy::Level;
     use super::super::syscall::{Call, RecordingSyscall};
     use super::*;
@@ -210,6 +266,8 @@ mod tests {
             mapped_ids: Some((3_000_000_002, 3_000_000_002)),
             root_dir: PathBuf::from("/work/slot-1/root"),
             read_only: vec![PathBuf::from("/usr"), PathBuf::from("/lib64"), PathBuf::from("/opt/python")],
+            hidden: Vec::new(),
+            revealed: Vec::new(),
             devices: vec![PathBuf::from("/dev/null")],
             tmp_bytes: 1 << 20,
             interpreter: PathBuf::from("/opt/python/bin/python3"),
@@ -314,6 +372,82 @@ mod tests {
         );
         assert_eq!(last_three[1..], [Call::PivotRoot(root), Call::NoNewPrivs]);
         assert!(!sys.calls.iter().any(|call| matches!(call, Call::Pin(_) | Call::SetIds(..))));
+    }
+
+    /// A merged-usr host's policy: /lib shows /usr/lib, and so the system's packages
+    /// twice; numpy is allowed; /usr/local's packages do not exist.
+    fn hiding() -> (HelperPolicy, RecordingSyscall) {
+        let packages = ["/usr/lib/python3/dist-packages", "/lib/python3/dist-packages"];
+        let policy = HelperPolicy {
+            read_only: vec![PathBuf::from("/usr"), PathBuf::from("/lib")],
+            hidden: packages
+                .iter()
+                .map(PathBuf::from)
+                .chain([PathBuf::from("/usr/local/lib/python3/dist-packages")])
+                .collect(),
+            revealed: packages
+                .iter()
+                .map(|dir| Reveal {
+                    source: "/usr/lib/python3/dist-packages/numpy".into(),
+                    at: Path::new(dir).join("numpy"),
+                })
+                .collect(),
+            ..unprivileged()
+        };
+        let mut sys = host();
+        sys.dirs.extend(["/lib", "/usr/lib/python3/dist-packages/numpy"].map(PathBuf::from));
+        sys.dirs.extend(packages.iter().map(|dir| inside(&policy.root_dir, Path::new(dir))));
+        (policy, sys)
+    }
+
+    /// Guards issue 22: the interpreter's packages (a benchmark's reference harness among
+    /// them) are hidden wherever the binds show them, each behind an empty tmpfs
+    /// mounted once every bind is in place, and made read-only once the allowed
+    /// packages are bound back, read-only, into it.
+    #[test]
+    fn package_directories_are_hidden_after_the_binds_and_allowed_ones_bound_back_read_only() {
+        let (policy, mut sys) = hiding();
+        inside_namespaces(&policy, &mut sys).unwrap();
+        let root = policy.root_dir.clone();
+        let mounts = mounts(&sys);
+        let position = |wanted: &(Option<PathBuf>, PathBuf, MsFlags)| mounts.iter().position(|m| m == wanted).unwrap();
+        let hardened = MsFlags::MS_NOSUID | MsFlags::MS_NODEV;
+        let lib_bind = position(&(Some("/lib".into()), root.join("lib"), MsFlags::MS_BIND | MsFlags::MS_REC));
+        for dir in ["usr/lib/python3/dist-packages", "lib/python3/dist-packages"] {
+            let hidden = position(&(Some("tmpfs".into()), root.join(dir), hardened));
+            let numpy = root.join(dir).join("numpy");
+            let numpy_bind = position(&(
+                Some("/usr/lib/python3/dist-packages/numpy".into()),
+                numpy.clone(),
+                MsFlags::MS_BIND | MsFlags::MS_REC,
+            ));
+            let numpy_read_only = mounts
+                .iter()
+                .position(|(s, t, flags)| {
+                    s.is_none() && *t == numpy && flags.contains(MsFlags::MS_RDONLY | MsFlags::MS_BIND)
+                })
+                .unwrap();
+            let read_only = position(&(None, root.join(dir), MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | hardened));
+            assert!(
+                lib_bind < hidden && hidden < numpy_bind && numpy_bind < numpy_read_only && numpy_read_only < read_only,
+                "{dir}: {mounts:?}"
+            );
+            assert!(sys.calls.contains(&Call::Mkdir(numpy)), "the mount point is made in the hiding tmpfs");
+        }
+        assert!(
+            !mounts.iter().any(|(_, target, _)| target.starts_with(root.join("usr/local"))),
+            "nothing to hide there"
+        );
+    }
+
+    #[test]
+    fn root_pins_the_allowed_packages_before_it_becomes_the_slots_id() {
+        let (policy, mut sys) = hiding();
+        let policy = HelperPolicy { run_as: Some((0, 0)), mapped_ids: Some((3_000_000_002, 3_000_000_002)), ..policy };
+        inside_namespaces(&policy, &mut sys).unwrap();
+        let set_ids = sys.calls.iter().position(|call| *call == Call::SetIds(0, 0)).unwrap();
+        let numpy = Call::Pin("/usr/lib/python3/dist-packages/numpy".into());
+        assert_eq!(sys.calls[..set_ids].iter().filter(|call| **call == numpy).count(), 2, "{:?}", sys.calls);
     }
 
     #[test]
