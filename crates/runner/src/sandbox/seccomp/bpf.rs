@@ -367,14 +367,46 @@ mod tests {
         assert_eq!(tgkill(2), DENIED);
     }
 
+    /// Guards the bans on choosing who gets a descriptor's signals: through fcntl, ioctl
+    /// or signal-driven I/O, and through another process's CPU limit.
+    #[test]
+    fn no_call_chooses_another_process_for_a_signal() {
+        for arch in [Arch::X86_64, Arch::AARCH64] {
+            let program = compile(&Policy::compiled_in(), arch);
+            let fcntl = |command: u64, argument: u64| call(&program, arch, "fcntl", [3, command, argument, 0, 0, 0]);
+            assert_eq!(fcntl(3, 0), RET_ALLOW, "F_GETFL");
+            for command in [8, 10, 15] {
+                assert_eq!(fcntl(command, 0), DENIED, "F_SETOWN, F_SETSIG, F_SETOWN_EX");
+            }
+            const O_ASYNC: u64 = 0x2000;
+            const O_NONBLOCK: u64 = 0x800;
+            assert_eq!(fcntl(4, O_NONBLOCK), RET_ALLOW, "F_SETFL O_NONBLOCK");
+            assert_eq!(fcntl(4, O_ASYNC), DENIED, "F_SETFL O_ASYNC");
+            assert_eq!(fcntl(4, O_ASYNC | O_NONBLOCK | 0xFFFF_FFFF_0000_0000), DENIED, "F_SETFL O_ASYNC with more");
+            // The flag's bit in another command's argument (a pointer, a descriptor).
+            assert_eq!(fcntl(0, O_ASYNC), RET_ALLOW, "F_DUPFD");
+            assert_eq!(fcntl(6, 0x7FFF_2000), RET_ALLOW, "F_SETLK");
+            assert_eq!(fcntl(1026, 0x2), RET_ALLOW, "F_NOTIFY signals its caller");
+            let ioctl = |request: u64| call(&program, arch, "ioctl", [3, request, 0x7FFF_0000, 0, 0, 0]);
+            for request in [0x8901, 0x8902, 0x5452] {
+                assert_eq!(ioctl(request), DENIED, "FIOSETOWN, SIOCSPGRP, FIOASYNC: {request:#x}");
+            }
+            // The kernel takes the request as an unsigned int: its high word is ignored.
+            assert_eq!(ioctl(0xFFFF_FFFF_0000_8901), DENIED);
+            for request in [0x5401, 0x541B, 0x8903, 0x5421] {
+                assert_eq!(ioctl(request), RET_ALLOW, "TCGETS, FIONREAD, FIOGETOWN, FIONBIO: {request:#x}");
+            }
+            let prlimit = |pid: u64| call(&program, arch, "prlimit64", [pid, 0, 0, 0x7FFF_0000, 0, 0]);
+            assert_eq!(prlimit(0), RET_ALLOW, "its own limits");
+            assert_eq!(prlimit(PID), RET_ALLOW, "its own limits, by pid");
+            assert_eq!(prlimit(1), DENIED, "a pid namespace's init");
+            assert_eq!(prlimit(PID + 1), DENIED);
+        }
+    }
+
     #[test]
     fn argument_tests_hold() {
         let program = compile(&Policy::compiled_in(), Arch::X86_64);
-        let fcntl = |command: u64| call(&program, Arch::X86_64, "fcntl", [3, command, 0, 0, 0, 0]);
-        assert_eq!(fcntl(3), RET_ALLOW, "F_GETFL");
-        for command in [8, 10, 15] {
-            assert_eq!(fcntl(command), DENIED, "F_SETOWN, F_SETSIG, F_SETOWN_EX");
-        }
         let clone = |flags: u64| call(&program, Arch::X86_64, "clone", [flags, 0, 0, 0, 0, 0]);
         // What glibc asks for a thread, and for fork.
         assert_eq!(clone(0x3D0F00), RET_ALLOW);
