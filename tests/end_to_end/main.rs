@@ -10,6 +10,7 @@ mod degraded;
 mod evalplus;
 mod formats;
 mod hostile;
+mod hostile_memory;
 mod hostile_signals;
 mod hostile_suites;
 mod humaneval;
