@@ -52,6 +52,8 @@ class SampleGroup:
         self.version = spec["version"]
         self.join_fds = tuple(spec["join"])
         self.peak_fd = spec["peak"]
+        # Socket buffers, where they are counted apart (v1): their peak adds to the rest.
+        self.socket_peak_fd = spec["socket_peak"]
         self.events_fd = spec["events"]
         self.cpu_fd = spec["cpu"]
         self.members_fd = spec["members"]
@@ -76,7 +78,13 @@ class SampleGroup:
         of its processes for want of memory, and whether it refused the sample a process
         at its limit. Read once every process of the sample has SIGKILL pending, so none
         of them runs again: the next sample counts from here."""
-        peak = int(_read(self.peak_fd)) if self.peak_per_sample else None
+        peak = None
+        if self.peak_per_sample:
+            peak = int(_read(self.peak_fd))
+            if self.socket_peak_fd is not None:
+                # The two peaks may have come at different times: their sum bounds the
+                # sample's true peak from above.
+                peak += int(_read(self.socket_peak_fd))
         cpu, self.cpu_base = self._difference(self._cpu(), self.cpu_base)
         oom_kills = self._oom_kills()
         killed, self.oom_base = oom_kills > self.oom_base, oom_kills
@@ -127,6 +135,8 @@ class SampleGroup:
         # so for reads through the same descriptor.
         try:
             os.write(self.peak_fd, b"0" if self.version == 1 else b"reset")
+            if self.socket_peak_fd is not None:
+                os.write(self.socket_peak_fd, b"0")
         except OSError:
             return False
         return True

@@ -4,9 +4,9 @@ The policy is `sandbox/syscalls.toml`; the harness compiles it into a BPF progra
 this machine and writes it beside these modules. Among what it allows and denies: a
 candidate may signal only itself and its own process group, never the driver, the judge
 or the harness, nor `kill(-1)` everything its user owns; it cannot trace or read
-another process's memory, have the kernel deliver a signal of its choosing to another
-process through a descriptor (F_SETOWN with F_SETSIG), reach a kernel keyring, make a
-namespace or mount anything. Denied calls fail with EPERM, as a permission error would,
+another process's memory, have the kernel deliver a signal to another process through
+a descriptor (F_SETOWN, FIOSETOWN, O_ASYNC) or through its resource limits, reach a
+kernel keyring, make a namespace or mount anything. Denied calls fail with EPERM, as a permission error would,
 rather than killing the candidate. Where the sandbox separates the candidate from the
 judge by construction (a pid namespace whose init is the judge, non-dumpable processes,
 another user id), this filter is a second wall; where it cannot, this is the wall.

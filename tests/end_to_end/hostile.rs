@@ -9,7 +9,7 @@ use passk_tests::{
 use serde_json::{json, Value};
 
 /// The body of basic/0 (`running_max`) that passes its tests.
-fn correct_body() -> String {
+pub(crate) fn correct_body() -> String {
     let problems = std::fs::read_to_string(repo_root().join("problems/basic.jsonl")).unwrap();
     let first: Value = serde_json::from_str(problems.lines().next().unwrap()).unwrap();
     assert_eq!(first["task_id"], "basic/0");

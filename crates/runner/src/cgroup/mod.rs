@@ -53,6 +53,9 @@ pub struct SlotGroups {
     pub sample: Vec<PathBuf>,
     /// The sample group's peak memory (v1 `memory.max_usage_in_bytes`, v2 `memory.peak`).
     pub peak: PathBuf,
+    /// The peak of its socket buffers, where they are counted apart from the rest of its
+    /// memory (v1 `memory.kmem.tcp.max_usage_in_bytes`).
+    pub socket_peak: Option<PathBuf>,
     /// Its out-of-memory kills (v1 `memory.oom_control`, v2 `memory.events`).
     pub events: PathBuf,
     /// Its CPU time, if accounted (v1 `cpuacct.usage`, v2 `cpu.stat`).
@@ -70,12 +73,37 @@ pub enum Accounting {
         version: Version,
         memory_mib: u64,
         swap_off: bool,
+        sockets: Sockets,
         processes: u64,
         cpu_time: bool,
         cpu_weight: bool,
     },
     /// No groups could be made; why.
     Unavailable(String),
+}
+
+/// How a sample's socket buffers count: memory the kernel holds for its sockets, which
+/// loopback connections that nobody reads fill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sockets {
+    /// With the rest of its memory, against the one limit (v2).
+    WithMemory,
+    /// Apart, against a limit as large as the memory limit, and in the peak beside the
+    /// rest (v1, which charges internet sockets' buffers only once that limit is set;
+    /// Unix sockets' it charges with the rest).
+    Apart,
+    /// Not at all; why.
+    Uncounted(String),
+}
+
+impl Sockets {
+    fn to_json(&self) -> serde_json::Value {
+        match self {
+            Sockets::WithMemory => json!("with the rest of its memory"),
+            Sockets::Apart => json!("apart, against a limit as large"),
+            Sockets::Uncounted(reason) => json!(format!("not counted: {reason}")),
+        }
+    }
 }
 
 impl Accounting {
@@ -86,10 +114,11 @@ impl Accounting {
     /// The summary's record of it.
     pub fn to_json(&self) -> serde_json::Value {
         match self {
-            Accounting::Groups { version, memory_mib, swap_off, processes, cpu_time, cpu_weight } => json!({
+            Accounting::Groups { version, memory_mib, swap_off, sockets, processes, cpu_time, cpu_weight } => json!({
                 "version": match version { Version::V1 => 1, Version::V2 => 2 },
                 "memory_mib": memory_mib,
                 "swap_off": swap_off,
+                "socket_buffers": sockets.to_json(),
                 "processes": processes,
                 "cpu_time": cpu_time,
                 "equal_cpu_weight": cpu_weight,
@@ -102,15 +131,26 @@ impl Accounting {
 impl std::fmt::Display for Accounting {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Accounting::Groups { version, memory_mib, swap_off, processes, cpu_time, cpu_weight } => {
+            Accounting::Groups { version, memory_mib, swap_off, sockets, processes, cpu_time, cpu_weight } => {
                 let version = match version {
                     Version::V1 => "v1",
                     Version::V2 => "v2",
                 };
-                write!(f, "cgroup {version}, a group per sample: all its memory counted")?;
+                write!(f, "cgroup {version}, a group per sample: ")?;
+                f.write_str(match sockets {
+                    Sockets::WithMemory => "all its memory counted, socket buffers too",
+                    Sockets::Apart => "all its memory counted",
+                    Sockets::Uncounted(_) => "its memory counted",
+                })?;
                 if *memory_mib > 0 {
                     write!(f, " ({memory_mib} MiB")?;
                     f.write_str(if *swap_off { ", no swap)" } else { ", swap not limited)" })?;
+                }
+                match sockets {
+                    Sockets::WithMemory => {}
+                    Sockets::Apart if *memory_mib > 0 => write!(f, ", its socket buffers apart ({memory_mib} MiB)")?,
+                    Sockets::Apart => f.write_str(", its socket buffers apart")?,
+                    Sockets::Uncounted(reason) => write!(f, " but not its socket buffers ({reason})")?,
                 }
                 write!(f, ", {processes} processes")?;
                 if *cpu_time {
@@ -170,12 +210,13 @@ pub struct RunGroups {
     locks: Vec<Flock<std::fs::File>>,
 }
 
-/// What `build` made: with which interface, and whether it weighed the workers equally
-/// (the cpu controller is there to do it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What `build` made: with which interface, whether it weighed the workers equally (the
+/// cpu controller is there to do it), and how socket buffers count.
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Built {
     version: Version,
     cpu_weight: bool,
+    sockets: Sockets,
 }
 
 /// Runs in one process (a retry starts another pool) get groups of their own.
@@ -194,7 +235,7 @@ impl RunGroups {
             made: Vec::new(),
             locks: Vec::new(),
         };
-        let Built { version, cpu_weight } = groups.build(&hierarchies, &name, slots, limits)?;
+        let Built { version, cpu_weight, sockets } = groups.build(&hierarchies, &name, slots, limits)?;
         let first = groups.slots.first().cloned();
         if let Some(first) = first {
             for path in first.enter.iter().chain(&first.sample) {
@@ -204,6 +245,7 @@ impl RunGroups {
                 version,
                 memory_mib: limits.memory_mib,
                 swap_off: swap_off(&first),
+                sockets,
                 processes: limits.processes,
                 cpu_time: first.cpu.is_some(),
                 cpu_weight,
@@ -233,7 +275,12 @@ impl RunGroups {
             let available: Vec<&str> = available.split_whitespace().collect();
             if available.contains(&"memory") && available.contains(&"pids") {
                 self.build_v2(unified, &available, name, slots, limits)?;
-                return Ok(Built { version: Version::V2, cpu_weight: available.contains(&"cpu") });
+                let cmdline = std::fs::read_to_string("/proc/cmdline").unwrap_or_default();
+                return Ok(Built {
+                    version: Version::V2,
+                    cpu_weight: available.contains(&"cpu"),
+                    sockets: v2_sockets(&cmdline),
+                });
             }
         }
         let (Some(memory), Some(pids)) = (hierarchies.legacy_with("memory"), hierarchies.legacy_with("pids")) else {
@@ -244,8 +291,8 @@ impl RunGroups {
                 None => CgroupError::NoControllers,
             });
         };
-        self.build_v1(hierarchies, memory, pids, name, slots, limits)?;
-        Ok(Built { version: Version::V1, cpu_weight: hierarchies.legacy_with("cpu").is_some() })
+        let sockets = self.build_v1(hierarchies, memory, pids, name, slots, limits)?;
+        Ok(Built { version: Version::V1, cpu_weight: hierarchies.legacy_with("cpu").is_some(), sockets })
     }
 
     fn build_v2(
@@ -290,6 +337,7 @@ impl RunGroups {
                 enter: vec![driver.join("cgroup.procs")],
                 sample: vec![sample.join("cgroup.procs")],
                 peak: sample.join("memory.peak"),
+                socket_peak: None,
                 events: sample.join("memory.events"),
                 cpu: Some(sample.join("cpu.stat")),
                 members: sample,
@@ -298,6 +346,7 @@ impl RunGroups {
         Ok(())
     }
 
+    /// Returns how socket buffers count, which depends on the kernel.
     fn build_v1(
         &mut self,
         hierarchies: &Hierarchies,
@@ -306,7 +355,7 @@ impl RunGroups {
         name: &str,
         slots: usize,
         limits: &Limits,
-    ) -> Result<(), CgroupError> {
+    ) -> Result<Sockets, CgroupError> {
         let cpuacct = hierarchies.legacy_with("cpuacct");
         let cpu = hierarchies.legacy_with("cpu");
         // Distinct hierarchies: cpu and cpuacct are often mounted together.
@@ -329,6 +378,7 @@ impl RunGroups {
                 write(&run.join("cpu.shares"), &(1024 * slots.max(1)).to_string())?;
             }
         }
+        let mut sockets = Sockets::Apart;
         for slot in 0..slots {
             let mut enter = Vec::new();
             let mut sample_dirs = Vec::new();
@@ -354,18 +404,26 @@ impl RunGroups {
                 write_if_present(&memory_dir.join("memory.memsw.limit_in_bytes"), &bytes)?;
             }
             write_if_present(&memory_dir.join("memory.swappiness"), "0")?;
+            let socket_peak = match limit_socket_buffers(&memory_dir, limits.memory_mib) {
+                Ok(peak) => Some(peak),
+                Err(reason) => {
+                    sockets = Sockets::Uncounted(reason);
+                    None
+                }
+            };
             write(&pids_dir.join("pids.max"), &sample_pids_max(limits.processes))?;
             self.slots.push(SlotGroups {
                 version: Version::V1,
                 enter,
                 sample: sample_dirs.iter().map(|(_, dir)| dir.join("cgroup.procs")).collect(),
                 peak: memory_dir.join("memory.max_usage_in_bytes"),
+                socket_peak,
                 events: memory_dir.join("memory.oom_control"),
                 cpu: cpuacct.and_then(dir_of).map(|dir| dir.join("cpuacct.usage")),
                 members: pids_dir,
             });
         }
-        Ok(())
+        Ok(sockets)
     }
 
     /// The run's directory below `parent`, locked, after removing what earlier runs
@@ -430,6 +488,36 @@ fn remove_tree(dir: &Path) {
     }
 }
 
+/// In a v1 memory group `dir`: limits its socket buffers to `memory_mib` (none if 0), and
+/// returns the file of their peak, or why they cannot be counted. v1 charges socket
+/// buffers to a counter of their own, and only once its limit is set: without one, a
+/// sample's unread loopback connections hold gigabytes that no limit sees. Some kernels
+/// have no such file.
+fn limit_socket_buffers(dir: &Path, memory_mib: u64) -> Result<PathBuf, String> {
+    let limit = if memory_mib == 0 { "-1".to_owned() } else { (memory_mib << 20).to_string() };
+    match write_existing(&dir.join("memory.kmem.tcp.limit_in_bytes"), &limit) {
+        Ok(()) => Ok(dir.join("memory.kmem.tcp.max_usage_in_bytes")),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            Err("the kernel has no memory.kmem.tcp.limit_in_bytes".to_owned())
+        }
+        Err(error) => Err(format!("cannot set memory.kmem.tcp.limit_in_bytes: {error}")),
+    }
+}
+
+/// How v2 counts socket buffers, given the kernel's command line: with the rest of the
+/// memory, unless the kernel was told not to.
+fn v2_sockets(cmdline: &str) -> Sockets {
+    let nosocket = cmdline
+        .split_whitespace()
+        .filter_map(|option| option.strip_prefix("cgroup.memory="))
+        .any(|values| values.split(',').any(|value| value == "nosocket"));
+    if nosocket {
+        Sockets::Uncounted("the kernel was booted with cgroup.memory=nosocket".to_owned())
+    } else {
+        Sockets::WithMemory
+    }
+}
+
 /// Whether the sample group has no swap: a limit on it, or none on the machine.
 fn swap_off(slot: &SlotGroups) -> bool {
     let dir = slot.peak.parent().unwrap_or(Path::new("/"));
@@ -450,6 +538,13 @@ fn write(path: &Path, value: &str) -> Result<(), CgroupError> {
         value: value.to_owned(),
         source,
     })
+}
+
+/// Writes a file that must already be there, as a group's files are: a missing one is
+/// `NotFound` rather than made.
+fn write_existing(path: &Path, value: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    std::fs::OpenOptions::new().write(true).truncate(true).open(path)?.write_all(value.as_bytes())
 }
 
 fn write_if_present(path: &Path, value: &str) -> Result<(), CgroupError> {
@@ -510,6 +605,7 @@ pub fn enter(groups: &SlotGroups) -> Result<String, CgroupError> {
         "version": match groups.version { Version::V1 => 1, Version::V2 => 2 },
         "join": sample,
         "peak": inherited(&groups.peak, OFlag::O_RDWR)?,
+        "socket_peak": groups.socket_peak.as_deref().map(|peak| inherited(peak, OFlag::O_RDWR)).transpose()?,
         "events": inherited(&groups.events, OFlag::O_RDONLY)?,
         "cpu": cpu,
         "members": inherited(&groups.members, OFlag::O_RDONLY | OFlag::O_DIRECTORY)?,
@@ -560,7 +656,7 @@ mod tests {
         let hierarchies = Hierarchies { unified: Some(unified), legacy: Vec::new() };
         let mut groups = empty_groups();
         let built = groups.build(&hierarchies, "passk-1-0", 2, &limits()).unwrap();
-        assert_eq!(built, Built { version: Version::V2, cpu_weight: true });
+        assert_eq!(built, Built { version: Version::V2, cpu_weight: true, sockets: Sockets::WithMemory });
         assert_eq!(read(&root.path().join("cgroup.subtree_control")), "+memory +pids +cpu");
         let slot = root.path().join("passk-1-0/slot-1");
         assert_eq!(read(&slot.join("cgroup.subtree_control")), "+memory +pids +cpu");
@@ -582,7 +678,7 @@ mod tests {
         let unified = Hierarchy { controllers: Vec::new(), own: root.path().to_owned() };
         let hierarchies = Hierarchies { unified: Some(unified), legacy: Vec::new() };
         let built = empty_groups().build(&hierarchies, "passk-1-0", 1, &limits()).unwrap();
-        assert_eq!(built, Built { version: Version::V2, cpu_weight: false });
+        assert_eq!(built, Built { version: Version::V2, cpu_weight: false, sockets: Sockets::WithMemory });
         assert_eq!(read(&root.path().join("cgroup.subtree_control")), "+memory +pids");
         assert!(!root.path().join("passk-1-0/cpu.weight").exists());
     }
@@ -616,7 +712,8 @@ mod tests {
         };
         let mut groups = empty_groups();
         let built = groups.build(&hierarchies, "run", 1, &limits()).unwrap();
-        assert_eq!(built, Built { version: Version::V1, cpu_weight: true });
+        let no_socket_limit = Sockets::Uncounted("the kernel has no memory.kmem.tcp.limit_in_bytes".into());
+        assert_eq!(built, Built { version: Version::V1, cpu_weight: true, sockets: no_socket_limit });
         let slot = |name: &str| root.path().join(name).join("run/slot-0");
         assert_eq!(read(&slot("memory").join("sample/memory.limit_in_bytes")), (512u64 << 20).to_string());
         assert_eq!(read(&slot("pids").join("sample/pids.max")), "33");
@@ -627,5 +724,61 @@ mod tests {
         assert_eq!(groups.enter, [procs("memory", ""), procs("pids", ""), procs("cpu", "")]);
         assert_eq!(groups.sample, [procs("memory", "sample"), procs("pids", "sample"), procs("cpu", "sample")]);
         assert_eq!(groups.cpu, Some(slot("cpu").join("sample/cpuacct.usage")));
+        assert_eq!(groups.socket_peak, None);
+    }
+
+    /// Guards the count of socket buffers on v1, which charges them only once their
+    /// limit is written: the memory limit, or none at all to count them without one.
+    #[test]
+    fn v1_limits_socket_buffers_where_the_kernel_has_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let limit = dir.path().join("memory.kmem.tcp.limit_in_bytes");
+        std::fs::write(&limit, "9223372036854771712").unwrap();
+        let peak = limit_socket_buffers(dir.path(), 256).unwrap();
+        assert_eq!(read(&limit), (256u64 << 20).to_string());
+        assert_eq!(peak, dir.path().join("memory.kmem.tcp.max_usage_in_bytes"));
+        limit_socket_buffers(dir.path(), 0).unwrap();
+        assert_eq!(read(&limit), "-1");
+        std::fs::remove_file(&limit).unwrap();
+        let reason = limit_socket_buffers(dir.path(), 256).unwrap_err();
+        assert_eq!(reason, "the kernel has no memory.kmem.tcp.limit_in_bytes");
+        assert!(!limit.exists(), "nothing is made in its place");
+    }
+
+    #[test]
+    fn v2_counts_socket_buffers_unless_the_kernel_was_told_not_to() {
+        assert_eq!(v2_sockets("BOOT_IMAGE=/vmlinuz ro quiet"), Sockets::WithMemory);
+        assert_eq!(v2_sockets("ro cgroup.memory=nokmem quiet"), Sockets::WithMemory);
+        assert!(matches!(v2_sockets("ro cgroup.memory=nokmem,nosocket quiet"), Sockets::Uncounted(_)));
+    }
+
+    #[test]
+    fn the_cgroups_line_says_how_socket_buffers_count() {
+        let accounting = |version, sockets| Accounting::Groups {
+            version,
+            memory_mib: 256,
+            swap_off: true,
+            sockets,
+            processes: 64,
+            cpu_time: true,
+            cpu_weight: false,
+        };
+        assert_eq!(
+            accounting(Version::V2, Sockets::WithMemory).to_string(),
+            "cgroup v2, a group per sample: all its memory counted, socket buffers too (256 MiB, no swap), 64 \
+             processes, CPU time"
+        );
+        assert_eq!(
+            accounting(Version::V1, Sockets::Apart).to_string(),
+            "cgroup v1, a group per sample: all its memory counted (256 MiB, no swap), its socket buffers apart \
+             (256 MiB), 64 processes, CPU time"
+        );
+        let uncounted = accounting(Version::V1, Sockets::Uncounted("why".into()));
+        assert_eq!(
+            uncounted.to_string(),
+            "cgroup v1, a group per sample: its memory counted (256 MiB, no swap) but not its socket buffers (why), \
+             64 processes, CPU time"
+        );
+        assert_eq!(uncounted.to_json()["socket_buffers"], "not counted: why");
     }
 }

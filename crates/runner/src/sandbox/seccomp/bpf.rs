@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Action, Arch, Argument, Policy, Test, Value};
+use super::{Action, Arch, Argument, Condition, Policy, Test, Value};
 
 /// What the program holds where a test compares with the calling process's pid, and
 /// its negation where it compares with the process's group: the driver writes each
@@ -79,26 +79,40 @@ fn constant(value: Value) -> u32 {
 /// The instructions that end a call with the given action; the accumulator holds the
 /// call number when they start.
 fn leaf(action: &Action) -> Vec<Insn> {
-    let (argument, passed, failed) = match action {
-        Action::AllowIf(argument) => (argument, Action::Allow, Action::Deny),
-        Action::DenyIf(argument) => (argument, Action::Deny, Action::Allow),
+    let (conditions, passed, failed) = match action {
+        Action::AllowIf(conditions) => (conditions, Action::Allow, Action::Deny),
+        Action::DenyIf(conditions) => (conditions, Action::Deny, Action::Allow),
         plain => return vec![ret(plain)],
     };
-    let Argument { index, test } = argument;
-    let mut code = vec![Insn::stmt(LD_W_ABS, argument_low_word(*index))];
-    match test {
-        Test::OneOf(values) => {
-            for (at, value) in values.iter().enumerate() {
-                // Past the remaining comparisons and the failing return.
-                let to_passed = u8::try_from(values.len() - at).expect("a test compares with few values");
-                code.push(Insn::jump(JEQ_K, constant(*value), to_passed, 0));
+    // Written from the end, so that every jump goes to an instruction already placed: a
+    // test that fails moves on to the next condition (after the last, to the failing
+    // return), one that passes to the condition's next test (after its last, to the
+    // passing return).
+    let mut backwards = vec![ret(&passed), ret(&failed)];
+    let jump = |backwards: &Vec<Insn>, to: usize| {
+        u8::try_from(backwards.len() - 1 - to).expect("a rule's conditions are a few instructions long")
+    };
+    for Condition(tests) in conditions.iter().rev() {
+        let next = backwards.len() - 1;
+        let mut then = 0;
+        for Argument { index, test } in tests.iter().rev() {
+            match test {
+                Test::OneOf(values) => {
+                    for (at, value) in values.iter().enumerate().rev() {
+                        let otherwise = if at + 1 == values.len() { jump(&backwards, next) } else { 0 };
+                        backwards.push(Insn::jump(JEQ_K, constant(*value), jump(&backwards, then), otherwise));
+                    }
+                }
+                Test::AnyBit(mask) => {
+                    backwards.push(Insn::jump(JSET_K, *mask, jump(&backwards, then), jump(&backwards, next)));
+                }
             }
+            backwards.push(Insn::stmt(LD_W_ABS, argument_low_word(*index)));
+            then = backwards.len() - 1;
         }
-        Test::AnyBit(mask) => code.push(Insn::jump(JSET_K, *mask, 1, 0)),
     }
-    code.push(ret(&failed));
-    code.push(ret(&passed));
-    code
+    backwards.reverse();
+    backwards
 }
 
 /// A binary search over `ranges` (each the first call number it covers and its action,
@@ -222,6 +236,82 @@ mod tests {
         run(program, arch.audit, number, arguments)
     }
 
+    /// What the policy says of a call made with `arguments`, worked out from the rule
+    /// itself rather than the program.
+    fn expected(action: &Action, arguments: [u64; 6]) -> u32 {
+        let holds = |conditions: &[Condition]| {
+            conditions.iter().any(|Condition(tests)| {
+                tests.iter().all(|Argument { index, test }| {
+                    let word = arguments[usize::from(*index)] as u32;
+                    match test {
+                        Test::OneOf(values) => values.iter().any(|value| constant(*value) == word),
+                        Test::AnyBit(mask) => word & mask != 0,
+                    }
+                })
+            })
+        };
+        match action {
+            Action::Allow => RET_ALLOW,
+            Action::Deny => DENIED,
+            Action::Fail(errno) => RET_ERRNO | u32::from(*errno),
+            Action::AllowIf(conditions) => {
+                if holds(conditions) {
+                    RET_ALLOW
+                } else {
+                    DENIED
+                }
+            }
+            Action::DenyIf(conditions) => {
+                if holds(conditions) {
+                    DENIED
+                } else {
+                    RET_ALLOW
+                }
+            }
+        }
+    }
+
+    /// Arguments that tell apart every outcome a rule can have: for each argument it
+    /// tests, every value it compares with and its neighbours, each bit of a mask alone
+    /// and every bit but the mask's, with high words set too, in every combination; the
+    /// arguments it does not test are left at 1.
+    fn probes(action: &Action) -> Vec<[u64; 6]> {
+        let (Action::AllowIf(conditions) | Action::DenyIf(conditions)) = action else {
+            return vec![[1; 6]];
+        };
+        let mut words: BTreeMap<u8, Vec<u32>> = BTreeMap::new();
+        for Argument { index, test } in conditions.iter().flat_map(|Condition(tests)| tests) {
+            let words = words.entry(*index).or_insert_with(|| vec![0, 1, u32::MAX]);
+            match test {
+                Test::OneOf(values) => {
+                    for value in values.iter().map(|value| constant(*value)) {
+                        words.extend([value.wrapping_sub(1), value, value.wrapping_add(1)]);
+                    }
+                }
+                Test::AnyBit(mask) => {
+                    words.extend((0..32).map(|bit| 1 << bit).filter(|bit| mask & bit != 0));
+                    words.push(!mask);
+                }
+            }
+        }
+        let mut probes = vec![[1; 6]];
+        for (index, words) in words {
+            probes = probes
+                .iter()
+                .flat_map(|probe| {
+                    words.iter().flat_map(move |word| {
+                        [u64::from(*word), u64::from(*word) | 0xFFFF_FFFF_0000_0000].map(|argument| {
+                            let mut probe = *probe;
+                            probe[usize::from(index)] = argument;
+                            probe
+                        })
+                    })
+                })
+                .collect();
+        }
+        probes
+    }
+
     #[test]
     fn the_policy_file_is_valid() {
         let policy = Policy::compiled_in();
@@ -242,11 +332,9 @@ mod tests {
                 if arch.number(name).is_none() {
                     continue;
                 }
-                let outcome = call(&program, arch, name, [1, 0, 0, 0, 0, 0]);
-                match action {
-                    Action::Allow => assert_eq!(outcome, RET_ALLOW, "{name}"),
-                    Action::Fail(errno) => assert_eq!(outcome, RET_ERRNO | u32::from(*errno), "{name}"),
-                    _ => {}
+                for arguments in probes(action) {
+                    let outcome = call(&program, arch, name, arguments);
+                    assert_eq!(outcome, expected(action, arguments), "{name}{arguments:x?}");
                 }
             }
             for name in &policy.denied {
@@ -279,14 +367,46 @@ mod tests {
         assert_eq!(tgkill(2), DENIED);
     }
 
+    /// Guards the bans on choosing who gets a descriptor's signals: through fcntl, ioctl
+    /// or signal-driven I/O, and through another process's CPU limit.
+    #[test]
+    fn no_call_chooses_another_process_for_a_signal() {
+        for arch in [Arch::X86_64, Arch::AARCH64] {
+            let program = compile(&Policy::compiled_in(), arch);
+            let fcntl = |command: u64, argument: u64| call(&program, arch, "fcntl", [3, command, argument, 0, 0, 0]);
+            assert_eq!(fcntl(3, 0), RET_ALLOW, "F_GETFL");
+            for command in [8, 10, 15] {
+                assert_eq!(fcntl(command, 0), DENIED, "F_SETOWN, F_SETSIG, F_SETOWN_EX");
+            }
+            const O_ASYNC: u64 = 0x2000;
+            const O_NONBLOCK: u64 = 0x800;
+            assert_eq!(fcntl(4, O_NONBLOCK), RET_ALLOW, "F_SETFL O_NONBLOCK");
+            assert_eq!(fcntl(4, O_ASYNC), DENIED, "F_SETFL O_ASYNC");
+            assert_eq!(fcntl(4, O_ASYNC | O_NONBLOCK | 0xFFFF_FFFF_0000_0000), DENIED, "F_SETFL O_ASYNC with more");
+            // The flag's bit in another command's argument (a pointer, a descriptor).
+            assert_eq!(fcntl(0, O_ASYNC), RET_ALLOW, "F_DUPFD");
+            assert_eq!(fcntl(6, 0x7FFF_2000), RET_ALLOW, "F_SETLK");
+            assert_eq!(fcntl(1026, 0x2), RET_ALLOW, "F_NOTIFY signals its caller");
+            let ioctl = |request: u64| call(&program, arch, "ioctl", [3, request, 0x7FFF_0000, 0, 0, 0]);
+            for request in [0x8901, 0x8902, 0x5452] {
+                assert_eq!(ioctl(request), DENIED, "FIOSETOWN, SIOCSPGRP, FIOASYNC: {request:#x}");
+            }
+            // The kernel takes the request as an unsigned int: its high word is ignored.
+            assert_eq!(ioctl(0xFFFF_FFFF_0000_8901), DENIED);
+            for request in [0x5401, 0x541B, 0x8903, 0x5421] {
+                assert_eq!(ioctl(request), RET_ALLOW, "TCGETS, FIONREAD, FIOGETOWN, FIONBIO: {request:#x}");
+            }
+            let prlimit = |pid: u64| call(&program, arch, "prlimit64", [pid, 0, 0, 0x7FFF_0000, 0, 0]);
+            assert_eq!(prlimit(0), RET_ALLOW, "its own limits");
+            assert_eq!(prlimit(PID), RET_ALLOW, "its own limits, by pid");
+            assert_eq!(prlimit(1), DENIED, "a pid namespace's init");
+            assert_eq!(prlimit(PID + 1), DENIED);
+        }
+    }
+
     #[test]
     fn argument_tests_hold() {
         let program = compile(&Policy::compiled_in(), Arch::X86_64);
-        let fcntl = |command: u64| call(&program, Arch::X86_64, "fcntl", [3, command, 0, 0, 0, 0]);
-        assert_eq!(fcntl(3), RET_ALLOW, "F_GETFL");
-        for command in [8, 10, 15] {
-            assert_eq!(fcntl(command), DENIED, "F_SETOWN, F_SETSIG, F_SETOWN_EX");
-        }
         let clone = |flags: u64| call(&program, Arch::X86_64, "clone", [flags, 0, 0, 0, 0, 0]);
         // What glibc asks for a thread, and for fork.
         assert_eq!(clone(0x3D0F00), RET_ALLOW);
@@ -298,6 +418,27 @@ mod tests {
         let socket = |domain: u64| call(&program, Arch::X86_64, "socket", [domain, 1, 0, 0, 0, 0]);
         assert_eq!(socket(2), RET_ALLOW, "AF_INET");
         assert_eq!(socket(40), DENIED, "AF_VSOCK");
+    }
+
+    #[test]
+    fn a_rule_denies_if_any_of_its_conditions_holds_and_a_condition_holds_if_all_its_tests_pass() {
+        let policy = Policy::parse(
+            "[allow]\nx = [\"read\"]\n[[when]]\ncalls = [\"fcntl\"]\n\
+             deny_if = [{ argument = 1, is = [8] }, { argument = 1, is = [4], and = { argument = 2, has_any_bit = 0x2000 } }]\n\
+             [[when]]\ncalls = [\"ioctl\"]\ndeny_if = { argument = 1, is = [0x8901] }\n",
+        )
+        .unwrap();
+        let program = compile(&policy, Arch::X86_64);
+        let fcntl =
+            |command: u64, argument: u64| call(&program, Arch::X86_64, "fcntl", [3, command, argument, 0, 0, 0]);
+        assert_eq!(fcntl(8, 0), DENIED);
+        assert_eq!(fcntl(4, 0x2800), DENIED);
+        assert_eq!(fcntl(4, 0x800), RET_ALLOW);
+        assert_eq!(fcntl(3, 0x2000), RET_ALLOW);
+        let ioctl = |request: u64| call(&program, Arch::X86_64, "ioctl", [3, request, 0, 0, 0, 0]);
+        assert_eq!(ioctl(0x8901), DENIED);
+        assert_eq!(ioctl(0x8902), RET_ALLOW);
+        assert_eq!(call(&program, Arch::X86_64, "read", [0; 6]), RET_ALLOW);
     }
 
     #[test]

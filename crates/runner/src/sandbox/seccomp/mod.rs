@@ -29,14 +29,18 @@ pub enum Action {
     Deny,
     /// Fails with this errno.
     Fail(u16),
-    /// Allowed only if the argument passes the test; EPERM otherwise.
-    AllowIf(Argument),
-    /// EPERM if the argument passes the test; allowed otherwise.
-    DenyIf(Argument),
+    /// Allowed only if one of the conditions holds; EPERM otherwise.
+    AllowIf(Vec<Condition>),
+    /// EPERM if one of the conditions holds; allowed otherwise.
+    DenyIf(Vec<Condition>),
 }
 
+/// Tests on arguments that must all pass: a command and one of its flags, say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Condition(pub Vec<Argument>);
+
 /// A test on the low 32 bits of one argument: every argument the policy tests is an
-/// `int` or a flag word that fits there.
+/// `int` or a flag word that fits there, and the kernel reads no more of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Argument {
     pub index: u8,
@@ -96,9 +100,27 @@ struct PolicyFile {
 #[serde(deny_unknown_fields)]
 struct WhenFile {
     calls: Vec<String>,
-    allow_if: Option<TestFile>,
-    deny_if: Option<TestFile>,
+    allow_if: Option<ConditionsFile>,
+    deny_if: Option<ConditionsFile>,
     fail_with: Option<u16>,
+}
+
+/// One condition, or a list of which any may hold.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ConditionsFile {
+    One(TestFile),
+    Any(Vec<TestFile>),
+}
+
+impl ConditionsFile {
+    fn resolve(self) -> Result<Vec<Condition>, PolicyError> {
+        let tests = match self {
+            ConditionsFile::One(test) => vec![test],
+            ConditionsFile::Any(tests) => tests,
+        };
+        tests.into_iter().map(|test| test.resolve().map(Condition)).collect()
+    }
 }
 
 #[derive(Deserialize)]
@@ -107,10 +129,13 @@ struct TestFile {
     argument: u8,
     is: Option<Vec<toml::Value>>,
     has_any_bit: Option<u32>,
+    /// A further test that must pass too.
+    and: Option<Box<TestFile>>,
 }
 
 impl TestFile {
-    fn resolve(self) -> Result<Argument, PolicyError> {
+    /// This test and those it is joined to with `and`.
+    fn resolve(self) -> Result<Vec<Argument>, PolicyError> {
         let test = match (self.is, self.has_any_bit) {
             (Some(values), None) => Test::OneOf(values.iter().map(value).collect::<Result<_, _>>()?),
             (None, Some(mask)) => Test::AnyBit(mask),
@@ -119,7 +144,11 @@ impl TestFile {
         if self.argument > 5 {
             return Err(PolicyError::Test(self.argument));
         }
-        Ok(Argument { index: self.argument, test })
+        let mut all = vec![Argument { index: self.argument, test }];
+        if let Some(and) = self.and {
+            all.extend(and.resolve()?);
+        }
+        Ok(all)
     }
 }
 
