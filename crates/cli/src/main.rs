@@ -75,6 +75,9 @@ enum Command {
     /// Internal: set up a worker's sandbox and execute its interpreter.
     #[command(name = "__sandbox-exec", hide = true)]
     SandboxExec { policy: String },
+    /// Internal: clean up after the passk that started it, once it has exited.
+    #[command(name = "__reaper", hide = true)]
+    Reaper,
 }
 
 fn init_logging(verbose: u8) {
@@ -96,6 +99,7 @@ fn init_logging(verbose: u8) {
 fn run(command: Command) -> Result<(), CommandError> {
     match command {
         Command::SandboxExec { policy } => passk_runner::sandbox::run_helper(&policy),
+        Command::Reaper => passk_runner::reaper::run(),
         Command::Help { command } => help(&command),
         Command::Score(args) => {
             let uncertainty = args.uncertainty.options();
@@ -182,9 +186,11 @@ fn runtime() -> Result<tokio::runtime::Runtime, CommandError> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // The sandbox helper must stay single-threaded and quiet: it only sets up and execs.
-    if let Command::SandboxExec { policy } = &cli.command {
-        passk_runner::sandbox::run_helper(policy);
+    // The sandbox helper and the reaper must stay single-threaded and quiet.
+    match &cli.command {
+        Command::SandboxExec { policy } => passk_runner::sandbox::run_helper(policy),
+        Command::Reaper => passk_runner::reaper::run(),
+        _ => {}
     }
     init_logging(cli.verbose);
     match run(cli.command) {

@@ -14,6 +14,7 @@ use crate::driver::{Driver, DriverError, Limits as DriverLimits, Ready, ENVIRONM
 use crate::error_chain;
 use crate::interpreter::Interpreter;
 use crate::program::{Program, VerdictMode};
+use crate::reaper::{self, Left};
 use crate::sandbox::{Isolation, Level, Limits, SandboxContext, SandboxError, SandboxMode};
 use crate::verdict::Verdict;
 
@@ -90,15 +91,43 @@ pub struct Pool {
     context: Arc<SandboxContext>,
     // Removed once the drivers are gone; or why there are none.
     cgroups: Result<RunGroups, Accounting>,
-    // Holds the driver script and the slots' directories; removed on drop.
-    workdir: tempfile::TempDir,
+    workdir: Workdir,
+}
+
+/// The pool's working directory: the driver script and the slots' directories. Removed
+/// on drop, or by the reaper if passk is killed first.
+#[derive(Debug)]
+struct Workdir(Option<tempfile::TempDir>);
+
+impl Workdir {
+    fn create() -> std::io::Result<Workdir> {
+        let dir = tempfile::Builder::new().prefix("passk-").tempdir()?;
+        reaper::watch(Left::Dir(dir.path().to_owned()));
+        Ok(Workdir(Some(dir)))
+    }
+
+    fn path(&self) -> &std::path::Path {
+        self.0.as_ref().expect("present until dropped").path()
+    }
+}
+
+impl Drop for Workdir {
+    fn drop(&mut self) {
+        let Some(dir) = self.0.take() else { return };
+        let left = Left::Dir(dir.path().to_owned());
+        match dir.close() {
+            Ok(()) => reaper::release(left),
+            Err(error) => tracing::debug!("cannot remove the pool's working directory: {error}"),
+        }
+    }
 }
 
 impl Pool {
     /// Finds the strongest isolation the options allow, starts one driver per slot in
     /// it, and waits until every one is ready.
     pub async fn start(options: PoolOptions) -> Result<Pool, PoolError> {
-        let workdir = tempfile::Builder::new().prefix("passk-").tempdir().map_err(PoolError::Workdir)?;
+        reaper::start(&options.helper);
+        let workdir = Workdir::create().map_err(PoolError::Workdir)?;
         let driver = workdir.path().join("interpreter");
         crate::sandbox::write_driver(&driver).map_err(PoolError::Workdir)?;
         let cgroups = RunGroups::create(options.jobs, &options.limits).map_err(|error| {
