@@ -141,7 +141,9 @@ fn run(command: Command) -> Result<(), CommandError> {
             let mut problems = problems::ProblemSet::load(&args.problems, &set)?;
             runtime()?.block_on(async {
                 let options = args.runner.pool_options().await?;
-                problems::expected::attach(&mut problems, &set, options.clone(), &args.suite.cache_dir()).await?;
+                let cache_dir = args.suite.cache_dir();
+                let never = passk_runner::CancellationToken::new();
+                problems::expected::attach(&mut problems, &set, options.clone(), &cache_dir, &never).await?;
                 canonical::validate(options, &problems, args.close).await
             })
         }

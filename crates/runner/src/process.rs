@@ -48,6 +48,11 @@ impl GroupLeader {
         Ok(status)
     }
 
+    /// Asks the group to stop (SIGTERM), without waiting.
+    pub(crate) fn interrupt(&mut self) {
+        self.signal_group(libc::SIGTERM);
+    }
+
     fn signal_group(&mut self, signal: libc::c_int) {
         match self.child.try_wait() {
             // SAFETY: kill has no memory-safety preconditions; the leader is unreaped, so

@@ -8,6 +8,7 @@
 //! runs nothing and reports the same numbers (`rerun`).
 
 mod describe;
+mod interrupt;
 mod journal;
 mod prepare;
 mod rerun;
@@ -20,13 +21,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use passk_runner::cgroup::Accounting;
-use passk_runner::{DriverFacts, Isolation, Limits, Pool, PoolOptions, SandboxMode, VerdictMode};
+use passk_runner::{CancellationToken, DriverFacts, Isolation, Limits, Pool, PoolOptions, SandboxMode, VerdictMode};
 use serde_json::{json, Map, Value};
 
 use self::journal::{Journal, Recorded};
 use self::prepare::Prepared;
 use self::rerun::CompleteRun;
-use self::run::Ran;
+use self::run::{Counts, Ran};
 use crate::args::EvaluateArgs;
 use crate::canonical;
 use crate::document;
@@ -119,9 +120,13 @@ pub enum Stopped {
 }
 
 pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
+    let interrupt = interrupt::listen()?;
     let started_at = provenance::now();
     let clock = Instant::now();
     let prepared = Prepared::new(&options).await?;
+    if interrupt.is_cancelled() {
+        return Err(CommandError::Interrupted { phase: "checking the input" });
+    }
     // The settings of an interrupted run to resume, if one left results.
     let interrupted = if options.restart {
         resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
@@ -137,13 +142,13 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     if let Some(hint) = prepared.chat_hint() {
         eprintln!("warning: {hint}");
     }
-    let started = Started::new(&options, prepared, interrupted).await?;
+    let started = Started::new(&options, prepared, interrupted, &interrupt).await?;
     let Started { prepared, pool, pool_options, machine, calibrated, journal, resumed } = started;
-    let ran = run::run(&options, &prepared, pool, journal, resumed.as_ref(), &calibrated).await;
-    let executions = (ran.dedup.executions, ran.dedup.reused);
-    let concluded = Concluded::new(&options, &prepared, ran, pool_options).await?;
+    let ran = run::run(&options, &prepared, pool, journal, resumed.as_ref(), &calibrated, &interrupt).await;
+    let counts = ran.counts;
+    let concluded = Concluded::new(&options, &prepared, ran, pool_options, &interrupt).await?;
     let resumed_from = resumed.as_ref().map_or(0, Recorded::decided);
-    let mut run = run_facts(executions, &started_at, clock, resumed_from, &machine);
+    let mut run = run_facts(counts, &started_at, clock, resumed_from, &machine);
     if options.calibrate.is_some() {
         let limits: Map<String, Value> = calibrated
             .iter()
@@ -152,8 +157,14 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
             .collect();
         run.insert("calibrated_timeouts".into(), Value::Object(limits));
     }
-    let footer =
-        describe::footer(&options, &machine.isolation, machine.facts, &machine.accounting, executions.0, executions.1);
+    let footer = describe::footer(
+        &options,
+        &machine.isolation,
+        machine.facts,
+        &machine.accounting,
+        counts.executions,
+        counts.reused,
+    );
     concluded.report(&options, &prepared, machine.settings, run, footer, clock)
 }
 
@@ -207,6 +218,7 @@ impl Started {
         options: &EvaluateOptions,
         mut prepared: Prepared,
         interrupted: Option<Map<String, Value>>,
+        interrupt: &CancellationToken,
     ) -> Result<Started, CommandError> {
         let resumed = match &interrupted {
             Some(recorded) => {
@@ -229,15 +241,20 @@ impl Started {
             verdicts: options.verdicts,
         };
         if let Some(problems) = Arc::get_mut(&mut prepared.problems) {
-            expected::attach(problems, &options.set, pool_options.clone(), &options.cache_dir).await?;
+            expected::attach(problems, &options.set, pool_options.clone(), &options.cache_dir, interrupt).await?;
         }
         let calibrated = match options.calibrate {
             Some(factor) => {
-                canonical::calibrate(pool_options.clone(), &prepared.problems, options.timeout, factor).await?
+                let problems = &prepared.problems;
+                canonical::calibrate(pool_options.clone(), problems, options.timeout, factor, interrupt).await?
             }
             None => vec![None; prepared.problems.problems.len()],
         };
         let pool = Pool::start(pool_options.clone()).await?;
+        if interrupt.is_cancelled() {
+            pool.stop().await;
+            return Err(CommandError::Interrupted { phase: "starting the workers" });
+        }
         let isolation = pool.isolation().clone();
         tracing::info!(jobs = options.jobs, sandbox = %isolation.level, facts = ?pool.facts(), "workers ready");
         let mut settings = prepared.settings.clone();
@@ -282,6 +299,7 @@ impl Concluded {
         prepared: &Prepared,
         ran: Ran,
         pool_options: PoolOptions,
+        interrupt: &CancellationToken,
     ) -> Result<Concluded, CommandError> {
         let Ran { mut journal, timed_out, ending, .. } = ran;
         let total = prepared.total;
@@ -315,7 +333,7 @@ impl Concluded {
         let mut retried = None;
         if stopped.is_none() && !timed_out.is_empty() {
             eprintln!("running the samples that timed out again, one at a time");
-            let verdicts = retry::retry(pool_options, &timed_out).await;
+            let verdicts = retry::retry(pool_options, &timed_out, interrupt).await;
             let changed =
                 verdicts.iter().filter(|(_, verdict)| verdict.status != passk_runner::Status::Timeout).count();
             for (index, verdict) in &verdicts {
@@ -325,7 +343,10 @@ impl Concluded {
             tally = recorded.tally();
             retried = Some((timed_out.len(), changed));
             let errors = tally.infrastructure_errors();
-            if errors > 0 {
+            if interrupt.is_cancelled() {
+                // The retries decided are kept; the rest run on resume.
+                stopped = Some(Stopped::Interrupted { done: recorded.decided(), total, partial: partial.clone() });
+            } else if errors > 0 {
                 let cause = "see the `infrastructure` lines of the results".into();
                 stopped = Some(stop(errors, cause, recorded.decided()));
             }
@@ -391,7 +412,7 @@ impl Concluded {
 
 /// What happened during the run, as opposed to what was asked for.
 fn run_facts(
-    (executions, reused): (u64, u64),
+    Counts { executions, reused }: Counts,
     started_at: &str,
     clock: Instant,
     resumed_from: usize,
