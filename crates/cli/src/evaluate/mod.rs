@@ -130,6 +130,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     // The settings of an interrupted run to resume, if one left results.
     let interrupted = if options.restart {
         resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
+        set_aside(&options.results)?;
         None
     } else {
         resume::interrupted_settings(&options.results)?
@@ -166,6 +167,44 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         counts.reused,
     );
     concluded.report(&options, &prepared, machine.settings, run, footer, clock)
+}
+
+/// Where `--restart` moves the results it replaces, with their run's record: out of the
+/// way of anything that reads `<results>`, until the restart completes.
+pub fn set_aside_path(results: &std::path::Path) -> PathBuf {
+    let mut name = results.as_os_str().to_owned();
+    name.push(".before-restart");
+    PathBuf::from(name)
+}
+
+/// Moves an earlier run's complete results aside as a restart begins, so that a restart
+/// that does not complete leaves no results at `<results>` for a pipeline to mistake for
+/// its own. Once it completes, they are removed (`drop_set_aside`).
+fn set_aside(results: &std::path::Path) -> Result<(), CommandError> {
+    if !results.exists() {
+        return Ok(());
+    }
+    let aside = set_aside_path(results);
+    std::fs::rename(results, &aside).map_err(|source| write_error(&aside, source))?;
+    let record = rerun::record_path(results);
+    if record.exists() {
+        let aside_record = rerun::record_path(&aside);
+        std::fs::rename(&record, &aside_record).map_err(|source| write_error(&aside_record, source))?;
+    }
+    eprintln!("restarting: the earlier results are moved to {} until this run completes", aside.display());
+    Ok(())
+}
+
+/// Removes what `set_aside` moved, once the restart's own results are in place.
+fn drop_set_aside(results: &std::path::Path) -> Result<(), CommandError> {
+    let aside = set_aside_path(results);
+    for path in [rerun::record_path(&aside), aside] {
+        match std::fs::remove_file(&path) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(write_error(&path, error)),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn write_error(path: &std::path::Path, source: std::io::Error) -> CommandError {
@@ -354,6 +393,7 @@ impl Concluded {
         if stopped.is_none() {
             journal.finish(&recorded)?;
             resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
+            drop_set_aside(&options.results)?;
         }
         Ok(Concluded { tally, stopped, retried })
     }
