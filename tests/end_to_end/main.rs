@@ -12,6 +12,7 @@ mod formats;
 mod hostile;
 mod hostile_suites;
 mod humaneval;
+mod interrupts;
 mod judge;
 mod reports;
 mod scale;
