@@ -272,7 +272,8 @@ fn a_runtime_errors_words_are_cut_short_and_clean() {
 fn a_candidates_stop_iteration_ends_no_loop_of_the_tests() {
     let dir = tempfile::tempdir().unwrap();
     let problems = dir.path().join("problems.jsonl");
-    let test = "def check(candidate):\n    for value in map(candidate, [1, 2, 3]):\n        assert value == 2 * value\n";
+    let test =
+        "def check(candidate):\n    for value in map(candidate, [1, 2, 3]):\n        assert value == 2 * value\n";
     let problem = json!({"task_id": "loop/0", "prompt": "def double(x):\n", "entry_point": "double", "test": test,
         "canonical_solution": "    return 2 * x\n"});
     passk_tests::write_jsonl(&problems, &[problem]);

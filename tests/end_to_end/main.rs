@@ -16,6 +16,7 @@ mod hostile_signals;
 mod hostile_suites;
 mod hostile_trust;
 mod humaneval;
+mod interrupts;
 mod judge;
 mod reports;
 mod scale;

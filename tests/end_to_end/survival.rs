@@ -744,8 +744,20 @@ fn processes_in(group: &Path) -> usize {
     count
 }
 
-/// Guards against control groups piling up on the host: a run killed outright cannot
-/// remove its own, and the next run removes them.
+/// The reaper a passk run started, found as its child.
+fn reaper_of(run: &Child) -> Option<libc::pid_t> {
+    std::fs::read_dir("/proc").unwrap().flatten().find_map(|entry| {
+        let pid: libc::pid_t = entry.file_name().to_str()?.parse().ok()?;
+        let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+        let parent: u32 = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+        let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+        (parent == run.id() && String::from_utf8_lossy(&cmdline).contains("__reaper")).then_some(pid)
+    })
+}
+
+/// Guards against control groups piling up on the host: a run killed outright together
+/// with its reaper (by the kernel's out-of-memory killer, say) cannot remove its own,
+/// and the next run removes them.
 #[test]
 fn the_control_groups_of_a_killed_run_are_removed_by_the_next() {
     let dir = tempfile::tempdir().unwrap();
@@ -755,6 +767,9 @@ fn the_control_groups_of_a_killed_run_are_removed_by_the_next() {
     let mut run = spawn(evaluate_command(&samples, &results, &[]));
     wait_for_lines(&results, 1);
     let group = run_group(run.id()).filter(|group| group.exists());
+    let reaper = reaper_of(&run).expect("a run with workers has a reaper");
+    // SAFETY: kill has no memory-safety preconditions; the reaper waits for passk, alive.
+    unsafe { libc::kill(reaper, libc::SIGKILL) };
     signal(&run, libc::SIGKILL);
     run.wait().unwrap();
     // SAFETY: geteuid has no preconditions.

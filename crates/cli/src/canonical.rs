@@ -26,21 +26,23 @@ pub async fn run(
     problems: &ProblemSet,
     runs: usize,
     timeout: Option<Duration>,
+    interrupt: &CancellationToken,
 ) -> Result<Vec<Option<Vec<Verdict>>>, CommandError> {
     let programs = problems.problems.iter().map(|problem| {
         let solution = problem.canonical_solution.as_ref()?;
         Some(Program::new(&problem.code, &Candidate::Completion(solution.clone())))
     });
-    run_programs(options, programs.collect(), runs, timeout).await
+    run_programs(options, programs.collect(), runs, timeout, interrupt).await
 }
 
 /// Runs each program `runs` times, as `run` does; returns the verdicts in the same order,
-/// None where there is no program.
+/// None where there is no program. Stops when `interrupt` is cancelled.
 pub async fn run_programs(
     options: PoolOptions,
     programs: Vec<Option<Program>>,
     runs: usize,
     timeout: Option<Duration>,
+    interrupt: &CancellationToken,
 ) -> Result<Vec<Option<Vec<Verdict>>>, CommandError> {
     let pool = Pool::start(options).await?;
     let (job_tx, job_rx) = mpsc::channel(programs.len() * runs + 1);
@@ -52,7 +54,10 @@ pub async fn run_programs(
         }
     }
     drop(job_tx);
-    pool.run(job_rx, verdict_tx, CancellationToken::new()).await?;
+    pool.run(job_rx, verdict_tx, interrupt.clone()).await?;
+    if interrupt.is_cancelled() {
+        return Err(CommandError::Interrupted { phase: "running canonical solutions" });
+    }
     let mut verdicts: Vec<Option<Vec<Verdict>>> = vec![None; programs.len()];
     while let Ok((index, verdict)) = verdict_rx.try_recv() {
         verdicts[index].get_or_insert_with(Vec::new).push(verdict);
@@ -67,10 +72,11 @@ pub async fn calibrate(
     problems: &ProblemSet,
     floor: Duration,
     factor: f64,
+    interrupt: &CancellationToken,
 ) -> Result<Vec<Option<Duration>>, CommandError> {
     // Measured with time to spare, so that a slow problem is measured, not cut short.
     let generous = CALIBRATION_LIMIT.max(floor * 10);
-    let runs = run(options, problems, CALIBRATION_RUNS, Some(generous)).await?;
+    let runs = run(options, problems, CALIBRATION_RUNS, Some(generous), interrupt).await?;
     let mut uncalibrated = Vec::new();
     let limits = runs
         .iter()
@@ -101,7 +107,8 @@ pub async fn calibrate(
 /// `passk validate`: whether every canonical solution passes, and comfortably.
 pub async fn validate(options: PoolOptions, problems: &ProblemSet, close: f64) -> Result<(), CommandError> {
     let timeout = options.timeout.as_secs_f64();
-    let runs = run(options, problems, 1, None).await?;
+    // Ctrl-C ends `validate` at once: it keeps nothing, and the reaper stops its workers.
+    let runs = run(options, problems, 1, None, &CancellationToken::new()).await?;
     let (mut failing, mut slow, mut missing) = (Vec::new(), Vec::new(), Vec::new());
     for (verdicts, problem) in runs.iter().zip(&problems.problems) {
         match verdicts.as_ref().and_then(|v| v.first()) {

@@ -52,10 +52,6 @@ pub struct Dedup {
     known: HashMap<Key, Verdict>,
     order: VecDeque<Key>,
     waiting: HashMap<Key, Vec<Sample>>,
-    /// Programs run.
-    pub executions: u64,
-    /// Samples given the verdict of an identical one.
-    pub reused: u64,
 }
 
 impl Dedup {
@@ -66,17 +62,14 @@ impl Dedup {
     pub fn offer(&mut self, key: Key, sample: Sample) -> Offer {
         if self.enabled {
             if let Some(verdict) = self.known.get(&key) {
-                self.reused += 1;
                 return Offer::Known(sample, Box::new(verdict.clone()));
             }
             if let Some(waiting) = self.waiting.get_mut(&key) {
-                self.reused += 1;
                 waiting.push(sample);
                 return Offer::Waiting;
             }
             self.waiting.insert(key, Vec::new());
         }
-        self.executions += 1;
         Offer::Run(sample)
     }
 

@@ -20,7 +20,7 @@ const EXIT_BAD_INPUT: u8 = 2;
 const EXIT_INFRASTRUCTURE: u8 = 3;
 /// `validate` found canonical solutions that fail, or problems cannot be judged as asked.
 const EXIT_INVALID_PROBLEMS: u8 = 4;
-/// Stopped by Ctrl-C or SIGTERM; run again to resume.
+/// Stopped by Ctrl-C, SIGTERM or SIGHUP; run again to resume.
 const EXIT_INTERRUPTED: u8 = 130;
 
 /// Why a command stopped.
@@ -50,6 +50,9 @@ pub enum CommandError {
     Journal(#[from] JournalError),
     #[error("{}", describe_stop(.0))]
     Stopped(Stopped),
+    /// Ctrl-C, SIGTERM or SIGHUP before any sample ran.
+    #[error("interrupted while {phase}; run the same command again to resume")]
+    Interrupted { phase: &'static str },
     #[error("{errors} samples have no verdict (infrastructure errors), so pass@k is unknown")]
     IncompleteResults { errors: u64 },
     #[error("{failing} canonical solutions fail")]
@@ -98,7 +101,7 @@ impl CommandError {
             | CommandError::Resume(resume::ResumeError::NoSettings { .. })
             | CommandError::Lock(lock::LockError::Busy { .. })
             | CommandError::Journal(JournalError::Damaged { .. }) => EXIT_BAD_INPUT,
-            CommandError::Stopped(Stopped::Interrupted { .. }) => EXIT_INTERRUPTED,
+            CommandError::Stopped(Stopped::Interrupted { .. }) | CommandError::Interrupted { .. } => EXIT_INTERRUPTED,
             CommandError::Stopped(Stopped::Infrastructure { .. }) | CommandError::IncompleteResults { .. } => {
                 EXIT_INFRASTRUCTURE
             }

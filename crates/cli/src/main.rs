@@ -75,6 +75,9 @@ enum Command {
     /// Internal: set up a worker's sandbox and execute its interpreter.
     #[command(name = "__sandbox-exec", hide = true)]
     SandboxExec { policy: String },
+    /// Internal: clean up after the passk that started it, once it has exited.
+    #[command(name = "__reaper", hide = true)]
+    Reaper,
 }
 
 fn init_logging(verbose: u8) {
@@ -96,6 +99,7 @@ fn init_logging(verbose: u8) {
 fn run(command: Command) -> Result<(), CommandError> {
     match command {
         Command::SandboxExec { policy } => passk_runner::sandbox::run_helper(&policy),
+        Command::Reaper => passk_runner::reaper::run(),
         Command::Help { command } => help(&command),
         Command::Score(args) => {
             let uncertainty = args.uncertainty.options();
@@ -137,7 +141,9 @@ fn run(command: Command) -> Result<(), CommandError> {
             let mut problems = problems::ProblemSet::load(&args.problems, &set)?;
             runtime()?.block_on(async {
                 let options = args.runner.pool_options().await?;
-                problems::expected::attach(&mut problems, &set, options.clone(), &args.suite.cache_dir()).await?;
+                let cache_dir = args.suite.cache_dir();
+                let never = passk_runner::CancellationToken::new();
+                problems::expected::attach(&mut problems, &set, options.clone(), &cache_dir, &never).await?;
                 canonical::validate(options, &problems, args.close).await
             })
         }
@@ -182,9 +188,11 @@ fn runtime() -> Result<tokio::runtime::Runtime, CommandError> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // The sandbox helper must stay single-threaded and quiet: it only sets up and execs.
-    if let Command::SandboxExec { policy } = &cli.command {
-        passk_runner::sandbox::run_helper(policy);
+    // The sandbox helper and the reaper must stay single-threaded and quiet.
+    match &cli.command {
+        Command::SandboxExec { policy } => passk_runner::sandbox::run_helper(policy),
+        Command::Reaper => passk_runner::reaper::run(),
+        _ => {}
     }
     init_logging(cli.verbose);
     match run(cli.command) {

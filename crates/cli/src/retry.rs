@@ -34,10 +34,15 @@ impl TimedOut {
 
 /// Runs every timed-out program again on one worker: the new verdict of each sample,
 /// `infrastructure` for any the retry could not run, which the caller reports as such.
-pub async fn retry(mut options: PoolOptions, timed_out: &TimedOut) -> Vec<(usize, Verdict)> {
+/// Once `interrupt` is cancelled, only the verdicts decided by then.
+pub async fn retry(
+    mut options: PoolOptions,
+    timed_out: &TimedOut,
+    interrupt: &CancellationToken,
+) -> Vec<(usize, Verdict)> {
     options.jobs = 1;
     let (mut verdicts, fault) = match Pool::start(options).await {
-        Ok(pool) => run(pool, timed_out).await,
+        Ok(pool) => run(pool, timed_out, interrupt).await,
         Err(fault) => (HashMap::new(), Some(fault)),
     };
     // A program the retry could not run has no verdict now: its first one was a time-out
@@ -56,7 +61,11 @@ pub async fn retry(mut options: PoolOptions, timed_out: &TimedOut) -> Vec<(usize
 
 /// Runs the timed-out programs on `pool`: the verdicts it reached, and what stopped it
 /// early, if anything did.
-async fn run(pool: Pool, timed_out: &TimedOut) -> (HashMap<Key, Verdict>, Option<PoolError>) {
+async fn run(
+    pool: Pool,
+    timed_out: &TimedOut,
+    interrupt: &CancellationToken,
+) -> (HashMap<Key, Verdict>, Option<PoolError>) {
     let (job_tx, job_rx) = mpsc::channel(timed_out.programs.len().max(1));
     let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
     for (key, (program, timeout)) in &timed_out.programs {
@@ -64,7 +73,7 @@ async fn run(pool: Pool, timed_out: &TimedOut) -> (HashMap<Key, Verdict>, Option
         job_tx.send(job).await.expect("the queue holds every job");
     }
     drop(job_tx);
-    let fault = pool.run(job_rx, verdict_tx, CancellationToken::new()).await.err();
+    let fault = pool.run(job_rx, verdict_tx, interrupt.clone()).await.err();
     let mut verdicts = HashMap::new();
     while let Ok((key, verdict)) = verdict_rx.try_recv() {
         verdicts.insert(key, verdict);

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
+use tokio_util::sync::CancellationToken;
 
 use crate::judge_link::{JudgeLink, JUDGE_LINK_FD};
 use crate::kept::KeptSuites;
@@ -45,6 +46,8 @@ pub enum DriverError {
     Unresponsive,
     #[error("the driver exited while running a candidate")]
     Died,
+    #[error("the driver was stopped before it sent a verdict")]
+    Interrupted,
     #[error("lost contact with the driver")]
     Pipe(#[source] std::io::Error),
     #[error("the driver sent an unreadable message: {line:?}")]
@@ -137,6 +140,19 @@ fn answer_limit(program: &Program, timeout: Duration) -> Duration {
     let each = runs.budget.unwrap_or(timeout * u32::try_from(runs.runs).unwrap_or(u32::MAX));
     // Every run also pays for its fork and clean-up.
     each + RUN_MARGIN * u32::try_from(runs.runs).unwrap_or(u32::MAX) + ANSWER_MARGIN
+}
+
+/// Reads one message, a whole line; a driver that ends in the middle of one has died.
+async fn read_message<T: for<'de> Deserialize<'de>>(
+    stdout: &mut BufReader<ChildStdout>,
+    line: &mut String,
+) -> Result<T, DriverError> {
+    line.clear();
+    stdout.read_line(line).await.map_err(DriverError::Pipe)?;
+    if !line.ends_with('\n') {
+        return Err(DriverError::Died);
+    }
+    serde_json::from_str(line).map_err(|source| DriverError::Protocol { line: line.trim_end().to_owned(), source })
 }
 
 /// Has the driver find the judge's line as JUDGE_LINK_FD and the source line as
@@ -278,17 +294,18 @@ impl Driver {
     }
 
     async fn read_message<T: for<'de> Deserialize<'de>>(&mut self) -> Result<T, DriverError> {
-        self.line.clear();
-        let read = self.stdout.read_line(&mut self.line).await.map_err(DriverError::Pipe)?;
-        if read == 0 {
-            return Err(DriverError::Died);
-        }
-        serde_json::from_str(&self.line)
-            .map_err(|source| DriverError::Protocol { line: self.line.trim_end().to_owned(), source })
+        read_message(&mut self.stdout, &mut self.line).await
     }
 
-    /// Runs one candidate program and returns its verdict.
-    pub(crate) async fn run(&mut self, program: &Program, limits: Limits) -> Result<Verdict, DriverError> {
+    /// Runs one candidate program and returns its verdict. Once `cancel` is cancelled,
+    /// the driver's group is told to stop at once; a verdict it had already sent is
+    /// still read and returned, and otherwise the error is `Interrupted`.
+    pub(crate) async fn run(
+        &mut self,
+        program: &Program,
+        limits: Limits,
+        cancel: &CancellationToken,
+    ) -> Result<Verdict, DriverError> {
         let sandbox = limits.sandbox;
         self.seq += 1;
         let seq = self.seq;
@@ -311,14 +328,28 @@ impl Driver {
         let mut message = serde_json::to_vec(&request).expect("a request always serializes");
         message.push(b'\n');
         self.sources.send(seq, &source(program, limits.verdicts)).map_err(DriverError::Pipe)?;
+        let Driver { leader, stdin, stdout, line, .. } = self;
         let exchange = async {
-            self.stdin.write_all(&message).await.map_err(DriverError::Pipe)?;
-            self.stdin.flush().await.map_err(DriverError::Pipe)?;
-            self.read_message::<Response>().await
+            stdin.write_all(&message).await.map_err(DriverError::Pipe)?;
+            stdin.flush().await.map_err(DriverError::Pipe)?;
+            read_message::<Response>(stdout, line).await
         };
-        let response = match tokio::time::timeout(answer_limit(program, limits.timeout), exchange).await {
-            Ok(answer) => answer?,
-            Err(_) => return Err(DriverError::Unresponsive),
+        tokio::pin!(exchange);
+        let response = tokio::select! {
+            biased;
+            answer = tokio::time::timeout(answer_limit(program, limits.timeout), &mut exchange) => match answer {
+                Ok(answer) => answer?,
+                Err(_) => return Err(DriverError::Unresponsive),
+            },
+            () = cancel.cancelled() => {
+                // A stopped driver closes its end of the pipe, so whatever it wrote
+                // before, a verdict it had decided, is read to the end.
+                leader.interrupt();
+                match tokio::time::timeout(STOP_GRACE, &mut exchange).await {
+                    Ok(Ok(response)) => response,
+                    Ok(Err(_)) | Err(_) => return Err(DriverError::Interrupted),
+                }
+            }
         };
         if response.judge_lost {
             self.judge.judge_lost();

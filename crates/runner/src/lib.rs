@@ -30,6 +30,7 @@ mod placement;
 mod pool;
 mod process;
 mod program;
+pub mod reaper;
 pub mod sandbox;
 mod source_line;
 mod verdict;

@@ -14,6 +14,7 @@ use crate::driver::{Driver, DriverError, Limits as DriverLimits, Ready, ENVIRONM
 use crate::error_chain;
 use crate::interpreter::Interpreter;
 use crate::program::{Program, VerdictMode};
+use crate::reaper::{self, Left};
 use crate::sandbox::{self, Isolation, Level, Limits, PackageView, SandboxContext, SandboxError, SandboxMode};
 use crate::verdict::Verdict;
 
@@ -90,15 +91,43 @@ pub struct Pool {
     context: Arc<SandboxContext>,
     // Removed once the drivers are gone; or why there are none.
     cgroups: Result<RunGroups, Accounting>,
-    // Holds the driver script and the slots' directories; removed on drop.
-    workdir: tempfile::TempDir,
+    workdir: Workdir,
+}
+
+/// The pool's working directory: the driver script and the slots' directories. Removed
+/// on drop, or by the reaper if passk is killed first.
+#[derive(Debug)]
+struct Workdir(Option<tempfile::TempDir>);
+
+impl Workdir {
+    fn create() -> std::io::Result<Workdir> {
+        let dir = tempfile::Builder::new().prefix("passk-").tempdir()?;
+        reaper::watch(Left::Dir(dir.path().to_owned()));
+        Ok(Workdir(Some(dir)))
+    }
+
+    fn path(&self) -> &std::path::Path {
+        self.0.as_ref().expect("present until dropped").path()
+    }
+}
+
+impl Drop for Workdir {
+    fn drop(&mut self) {
+        let Some(dir) = self.0.take() else { return };
+        let left = Left::Dir(dir.path().to_owned());
+        match dir.close() {
+            Ok(()) => reaper::release(left),
+            Err(error) => tracing::debug!("cannot remove the pool's working directory: {error}"),
+        }
+    }
 }
 
 impl Pool {
     /// Finds the strongest isolation the options allow, starts one driver per slot in
     /// it, and waits until every one is ready.
     pub async fn start(options: PoolOptions) -> Result<Pool, PoolError> {
-        let workdir = tempfile::Builder::new().prefix("passk-").tempdir().map_err(PoolError::Workdir)?;
+        reaper::start(&options.helper);
+        let workdir = Workdir::create().map_err(PoolError::Workdir)?;
         let driver = workdir.path().join("interpreter");
         sandbox::write_driver(&driver).map_err(PoolError::Workdir)?;
         let cgroups = RunGroups::create(options.jobs, &options.limits).map_err(|error| {
@@ -180,12 +209,24 @@ impl Pool {
         }
     }
 
+    /// Stops every driver and removes what the pool made, running nothing.
+    pub async fn stop(self) {
+        let (_, jobs) = mpsc::channel::<Job<()>>(1);
+        let (results, _) = mpsc::unbounded_channel();
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        // With nothing to run and nowhere to send, no worker can fail.
+        let _ = self.run(jobs, results, cancel).await;
+    }
+
     /// Runs every job from `jobs`, each on whichever slot frees up first, and sends each
     /// verdict with its job's tag. Returns once `jobs` is closed and drained. Results
     /// are never held up: there are never more of them than jobs taken.
     ///
-    /// Cancelling `cancel` stops every worker at once: candidates in flight are killed
-    /// and get no verdict.
+    /// Cancelling `cancel` stops every worker at once, and no job is started after it:
+    /// candidates in flight are killed and get no verdict, but a verdict a driver had
+    /// already sent is still sent on, so that nothing decided is lost. Every verdict is
+    /// sent before this returns.
     pub async fn run<T: Send + 'static>(
         self,
         jobs: mpsc::Receiver<Job<T>>,
@@ -318,6 +359,14 @@ struct Worker {
     limits: DriverLimits,
 }
 
+/// What became of a job on a worker.
+enum Outcome {
+    /// Its verdict; with a fault that stops this worker, if there was one.
+    Decided(Box<Verdict>, Option<PoolError>),
+    /// The pool was cancelled before the driver decided it.
+    Cancelled,
+}
+
 impl Worker {
     async fn serve<T>(
         mut self,
@@ -332,12 +381,8 @@ impl Worker {
                 job = async { jobs.lock().await.recv().await } => job,
             };
             let Some(job) = next else { break };
-            let (verdict, fault) = tokio::select! {
-                biased;
-                () = cancel.cancelled() => break,
-                outcome = self.run(&job.program, job.timeout) => outcome,
-            };
-            if results.send((job.tag, verdict)).is_err() {
+            let Outcome::Decided(verdict, fault) = self.run(&job.program, job.timeout, &cancel).await else { break };
+            if results.send((job.tag, *verdict)).is_err() {
                 self.stop().await;
                 return Err(PoolError::ResultsClosed);
             }
@@ -354,22 +399,26 @@ impl Worker {
     /// Runs one candidate. A driver that fails while running it is replaced and the
     /// candidate run once more, so a crash of the machine's making is not taken for the
     /// candidate's. The error, if any, is a fault that stops this worker.
-    async fn run(&mut self, program: &Program, timeout: Option<Duration>) -> (Verdict, Option<PoolError>) {
+    async fn run(&mut self, program: &Program, timeout: Option<Duration>, cancel: &CancellationToken) -> Outcome {
         let limits = DriverLimits { timeout: timeout.unwrap_or(self.limits.timeout), ..self.limits };
         let mut failures = Vec::new();
         while failures.len() < 2 {
+            if cancel.is_cancelled() {
+                return Outcome::Cancelled;
+            }
             let driver = match self.driver.as_mut() {
                 Some(driver) => driver,
                 None => match start_driver(&self.context, self.level, self.slot).await {
                     Ok((driver, _)) => self.driver.insert(driver),
                     Err(error) => {
                         let detail = format!("the worker could not be restarted: {}", error_chain(&error));
-                        return (Verdict::infrastructure(detail), Some(error));
+                        return Outcome::Decided(Box::new(Verdict::infrastructure(detail)), Some(error));
                     }
                 },
             };
-            match driver.run(program, limits).await {
-                Ok(verdict) => return (verdict, None),
+            match driver.run(program, limits, cancel).await {
+                Ok(verdict) => return Outcome::Decided(Box::new(verdict), None),
+                Err(_) if cancel.is_cancelled() => return Outcome::Cancelled,
                 Err(error) => {
                     tracing::warn!(slot = self.slot, "{error}; restarting the worker");
                     self.stop().await;
@@ -377,7 +426,8 @@ impl Worker {
                 }
             }
         }
-        (Verdict::infrastructure(format!("the worker failed twice running this sample: {}", failures.join("; "))), None)
+        let detail = format!("the worker failed twice running this sample: {}", failures.join("; "));
+        Outcome::Decided(Box::new(Verdict::infrastructure(detail)), None)
     }
 
     async fn stop(&mut self) {

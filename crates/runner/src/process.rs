@@ -6,15 +6,21 @@ use std::time::Duration;
 
 use tokio::process::{Child, Command};
 
+use crate::reaper::{self, Left};
+
 /// A child started as the leader of a process group of its own.
 ///
 /// Every signal goes to the whole group, so nothing the child started in its group
 /// outlives it; there is deliberately no way to signal the leader alone. Signals are
-/// sent only while the leader is unreaped, since after that its id may be reused.
+/// sent only while the leader is unreaped, since after that its id may be reused. The
+/// reaper watches the group until the leader is reaped, so that it is stopped even if
+/// passk is killed outright; dropped unreaped, the group is killed.
 #[derive(Debug)]
 pub(crate) struct GroupLeader {
     child: Child,
     pgid: libc::pid_t,
+    /// How the reaper knows the group, until the leader is reaped.
+    watched: Option<Left>,
 }
 
 impl GroupLeader {
@@ -24,7 +30,12 @@ impl GroupLeader {
             .id()
             .and_then(|id| libc::pid_t::try_from(id).ok())
             .ok_or_else(|| io::Error::other("spawned child has no process id"))?;
-        Ok(GroupLeader { child, pgid })
+        // Unreaped, the pid is still the child's.
+        let watched = reaper::start_time(pgid).map(|started| Left::Group { leader: pgid, started });
+        if let Some(left) = &watched {
+            reaper::watch(left.clone());
+        }
+        Ok(GroupLeader { child, pgid, watched })
     }
 
     pub(crate) fn child_mut(&mut self) -> &mut Child {
@@ -32,25 +43,49 @@ impl GroupLeader {
     }
 
     pub(crate) async fn wait(&mut self) -> io::Result<ExitStatus> {
-        self.child.wait().await
+        let status = self.child.wait().await?;
+        self.reaped();
+        Ok(status)
+    }
+
+    /// Asks the group to stop (SIGTERM), without waiting.
+    pub(crate) fn interrupt(&mut self) {
+        self.signal_group(libc::SIGTERM);
     }
 
     fn signal_group(&mut self, signal: libc::c_int) {
-        if matches!(self.child.try_wait(), Ok(None)) {
+        match self.child.try_wait() {
             // SAFETY: kill has no memory-safety preconditions; the leader is unreaped, so
             // the group id still names our group.
-            unsafe { libc::kill(-self.pgid, signal) };
+            Ok(None) => unsafe {
+                libc::kill(-self.pgid, signal);
+            },
+            Ok(Some(_)) => self.reaped(),
+            Err(_) => {}
+        }
+    }
+
+    fn reaped(&mut self) {
+        if let Some(left) = self.watched.take() {
+            reaper::release(left);
         }
     }
 
     /// Asks the group to stop (SIGTERM), waits up to `grace`, then kills it (SIGKILL).
     pub(crate) async fn terminate(&mut self, grace: Duration) -> io::Result<ExitStatus> {
         self.signal_group(libc::SIGTERM);
-        if let Ok(status) = tokio::time::timeout(grace, self.child.wait()).await {
+        if let Ok(status) = tokio::time::timeout(grace, self.wait()).await {
             return status;
         }
         self.signal_group(libc::SIGKILL);
-        self.child.wait().await
+        self.wait().await
+    }
+}
+
+impl Drop for GroupLeader {
+    fn drop(&mut self) {
+        // Not only the leader, which tokio kills on drop: its whole group.
+        self.signal_group(libc::SIGKILL);
     }
 }
 

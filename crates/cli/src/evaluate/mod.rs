@@ -8,6 +8,7 @@
 //! runs nothing and reports the same numbers (`rerun`).
 
 mod describe;
+mod interrupt;
 mod journal;
 mod prepare;
 mod rerun;
@@ -20,13 +21,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use passk_runner::cgroup::Accounting;
-use passk_runner::{DriverFacts, Isolation, Limits, Pool, PoolOptions, SandboxMode, VerdictMode};
+use passk_runner::{CancellationToken, DriverFacts, Isolation, Limits, Pool, PoolOptions, SandboxMode, VerdictMode};
 use serde_json::{json, Map, Value};
 
 use self::journal::{Journal, Recorded};
 use self::prepare::Prepared;
 use self::rerun::CompleteRun;
-use self::run::Ran;
+use self::run::{Counts, Ran};
 use crate::args::EvaluateArgs;
 use crate::canonical;
 use crate::document;
@@ -122,12 +123,17 @@ pub enum Stopped {
 }
 
 pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
+    let interrupt = interrupt::listen()?;
     let started_at = provenance::now();
     let clock = Instant::now();
     let prepared = Prepared::new(&options).await?;
+    if interrupt.is_cancelled() {
+        return Err(CommandError::Interrupted { phase: "checking the input" });
+    }
     // The settings of an interrupted run to resume, if one left results.
     let interrupted = if options.restart {
         resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
+        set_aside(&options.results)?;
         None
     } else {
         resume::interrupted_settings(&options.results)?
@@ -140,13 +146,13 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     if let Some(hint) = prepared.chat_hint() {
         eprintln!("warning: {hint}");
     }
-    let started = Started::new(&options, prepared, interrupted).await?;
+    let started = Started::new(&options, prepared, interrupted, &interrupt).await?;
     let Started { prepared, pool, pool_options, machine, calibrated, journal, resumed } = started;
-    let ran = run::run(&options, &prepared, pool, journal, resumed.as_ref(), &calibrated).await;
-    let executions = (ran.dedup.executions, ran.dedup.reused);
-    let concluded = Concluded::new(&options, &prepared, ran, pool_options).await?;
+    let ran = run::run(&options, &prepared, pool, journal, resumed.as_ref(), &calibrated, &interrupt).await;
+    let counts = ran.counts;
+    let concluded = Concluded::new(&options, &prepared, ran, pool_options, &interrupt).await?;
     let resumed_from = resumed.as_ref().map_or(0, Recorded::decided);
-    let mut run = run_facts(executions, &started_at, clock, resumed_from, &machine);
+    let mut run = run_facts(counts, &started_at, clock, resumed_from, &machine);
     if options.calibrate.is_some() {
         let limits: Map<String, Value> = calibrated
             .iter()
@@ -155,9 +161,53 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
             .collect();
         run.insert("calibrated_timeouts".into(), Value::Object(limits));
     }
-    let footer =
-        describe::footer(&options, &machine.isolation, machine.facts, &machine.accounting, executions.0, executions.1);
+    let footer = describe::footer(
+        &options,
+        &machine.isolation,
+        machine.facts,
+        &machine.accounting,
+        counts.executions,
+        counts.reused,
+    );
     concluded.report(&options, &prepared, machine.settings, run, footer, clock)
+}
+
+/// Where `--restart` moves the results it replaces, with their run's record: out of the
+/// way of anything that reads `<results>`, until the restart completes.
+pub fn set_aside_path(results: &std::path::Path) -> PathBuf {
+    let mut name = results.as_os_str().to_owned();
+    name.push(".before-restart");
+    PathBuf::from(name)
+}
+
+/// Moves an earlier run's complete results aside as a restart begins, so that a restart
+/// that does not complete leaves no results at `<results>` for a pipeline to mistake for
+/// its own. Once it completes, they are removed (`drop_set_aside`).
+fn set_aside(results: &std::path::Path) -> Result<(), CommandError> {
+    if !results.exists() {
+        return Ok(());
+    }
+    let aside = set_aside_path(results);
+    std::fs::rename(results, &aside).map_err(|source| write_error(&aside, source))?;
+    let record = rerun::record_path(results);
+    if record.exists() {
+        let aside_record = rerun::record_path(&aside);
+        std::fs::rename(&record, &aside_record).map_err(|source| write_error(&aside_record, source))?;
+    }
+    eprintln!("restarting: the earlier results are moved to {} until this run completes", aside.display());
+    Ok(())
+}
+
+/// Removes what `set_aside` moved, once the restart's own results are in place.
+fn drop_set_aside(results: &std::path::Path) -> Result<(), CommandError> {
+    let aside = set_aside_path(results);
+    for path in [rerun::record_path(&aside), aside] {
+        match std::fs::remove_file(&path) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(write_error(&path, error)),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn write_error(path: &std::path::Path, source: std::io::Error) -> CommandError {
@@ -212,6 +262,7 @@ impl Started {
         options: &EvaluateOptions,
         mut prepared: Prepared,
         interrupted: Option<Map<String, Value>>,
+        interrupt: &CancellationToken,
     ) -> Result<Started, CommandError> {
         let resumed = match &interrupted {
             Some(recorded) => {
@@ -234,15 +285,20 @@ impl Started {
             verdicts: options.verdicts,
         };
         if let Some(problems) = Arc::get_mut(&mut prepared.problems) {
-            expected::attach(problems, &options.set, pool_options.clone(), &options.cache_dir).await?;
+            expected::attach(problems, &options.set, pool_options.clone(), &options.cache_dir, interrupt).await?;
         }
         let calibrated = match options.calibrate {
             Some(factor) => {
-                canonical::calibrate(pool_options.clone(), &prepared.problems, options.timeout, factor).await?
+                let problems = &prepared.problems;
+                canonical::calibrate(pool_options.clone(), problems, options.timeout, factor, interrupt).await?
             }
             None => vec![None; prepared.problems.problems.len()],
         };
         let pool = Pool::start(pool_options.clone()).await?;
+        if interrupt.is_cancelled() {
+            pool.stop().await;
+            return Err(CommandError::Interrupted { phase: "starting the workers" });
+        }
         let isolation = pool.isolation().clone();
         tracing::info!(jobs = options.jobs, sandbox = %isolation.level, facts = ?pool.facts(), "workers ready");
         let mut settings = prepared.settings.clone();
@@ -288,6 +344,7 @@ impl Concluded {
         prepared: &Prepared,
         ran: Ran,
         pool_options: PoolOptions,
+        interrupt: &CancellationToken,
     ) -> Result<Concluded, CommandError> {
         let Ran { mut journal, timed_out, ending, .. } = ran;
         let total = prepared.total;
@@ -321,7 +378,7 @@ impl Concluded {
         let mut retried = None;
         if stopped.is_none() && !timed_out.is_empty() {
             eprintln!("running the samples that timed out again, one at a time");
-            let verdicts = retry::retry(pool_options, &timed_out).await;
+            let verdicts = retry::retry(pool_options, &timed_out, interrupt).await;
             let changed =
                 verdicts.iter().filter(|(_, verdict)| verdict.status != passk_runner::Status::Timeout).count();
             for (index, verdict) in &verdicts {
@@ -331,7 +388,10 @@ impl Concluded {
             tally = recorded.tally();
             retried = Some((timed_out.len(), changed));
             let errors = tally.infrastructure_errors();
-            if errors > 0 {
+            if interrupt.is_cancelled() {
+                // The retries decided are kept; the rest run on resume.
+                stopped = Some(Stopped::Interrupted { done: recorded.decided(), total, partial: partial.clone() });
+            } else if errors > 0 {
                 let cause = "see the `infrastructure` lines of the results".into();
                 stopped = Some(stop(errors, cause, recorded.decided()));
             }
@@ -339,6 +399,7 @@ impl Concluded {
         if stopped.is_none() {
             journal.finish(&recorded)?;
             resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
+            drop_set_aside(&options.results)?;
         }
         Ok(Concluded { tally, stopped, retried })
     }
@@ -397,7 +458,7 @@ impl Concluded {
 
 /// What happened during the run, as opposed to what was asked for.
 fn run_facts(
-    (executions, reused): (u64, u64),
+    Counts { executions, reused }: Counts,
     started_at: &str,
     clock: Instant,
     resumed_from: usize,

@@ -1,6 +1,9 @@
 //! The run itself: samples go to the workers as they are read, and each verdict goes to
 //! the journal the moment it comes back. One task owns the state: it takes samples from
-//! the reader and verdicts from the pool in one `select!`, with Ctrl-C and SIGTERM.
+//! the reader and verdicts from the pool in one `select!`, with the interrupt. It never
+//! waits on anything but that `select!`, so a verdict never waits in the channel for a
+//! sample to find room in the workers' queue. Whatever ends the loop, the pool is then
+//! stopped and every verdict it still sends, each decided before it stopped, recorded.
 
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
@@ -49,9 +52,18 @@ pub struct Ending {
 #[derive(Debug)]
 pub struct Ran {
     pub journal: Journal,
-    pub dedup: Dedup,
     pub timed_out: TimedOut,
+    pub counts: Counts,
     pub ending: Ending,
+}
+
+/// What this run did, as the summary's `run.executions` and `run.reused` say it.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Counts {
+    /// Programs that finished on a worker: each gave a verdict.
+    pub executions: u64,
+    /// Samples decided by an identical sample's verdict.
+    pub reused: u64,
 }
 
 /// The loop's state: what has been decided, and where it goes.
@@ -60,16 +72,20 @@ struct Decisions {
     dedup: Dedup,
     timed_out: TimedOut,
     progress: ProgressBar,
+    counts: Counts,
     /// Samples decided in this run, read in this run.
     decided: usize,
     read: usize,
 }
 
 impl Decisions {
-    /// Records a verdict for `sample` and every identical sample that waited for it.
+    /// Records a program's verdict for its sample and every identical sample that
+    /// waited for it.
     fn decide(&mut self, tag: Tag, verdict: Verdict) -> Result<(), CommandError> {
         let Tag { sample, key, program } = tag;
+        self.counts.executions += 1;
         let mut decided = self.dedup.settle(key, &verdict);
+        self.counts.reused += decided.len() as u64;
         decided.push(sample);
         if let (Some((program, timeout)), Status::Timeout) = (program, verdict.status) {
             for sample in &decided {
@@ -102,7 +118,7 @@ impl Decisions {
 }
 
 /// Runs every sample `resumed` does not decide, on `pool`, recording verdicts in
-/// `journal`.
+/// `journal`, until done or `interrupt` is cancelled.
 pub async fn run(
     options: &EvaluateOptions,
     prepared: &Prepared,
@@ -110,6 +126,7 @@ pub async fn run(
     journal: Journal,
     resumed: Option<&Recorded>,
     calibrated: &[Option<Duration>],
+    interrupt: &CancellationToken,
 ) -> Ran {
     let already = resumed.map_or(0, Recorded::decided);
     let feed = Feed {
@@ -137,34 +154,22 @@ pub async fn run(
         dedup: Dedup::new(options.dedup),
         timed_out: TimedOut::default(),
         progress: progress_bar(prepared.total as u64, already as u64),
+        counts: Counts::default(),
         decided: 0,
         read: 0,
     };
     let mut job_tx = Some(job_tx);
+    // A job that waits for room in the workers' queue.
+    let mut outgoing: Option<Job<Tag>> = None;
     let mut interrupted = false;
     let mut write_failure = None;
-    let mut stop_signals = match StopSignals::new() {
-        Ok(signals) => signals,
-        Err(error) => {
-            write_failure = Some(error);
-            StopSignals::never()
-        }
-    };
     while write_failure.is_none() {
         tokio::select! {
-            () = stop_signals.next() => {
+            biased;
+            () = interrupt.cancelled() => {
                 interrupted = true;
                 break;
             }
-            pending = pending_rx.recv(), if job_tx.is_some() && state.read - state.decided < READ_AHEAD => match pending {
-                Some(pending) => {
-                    if let Err(error) = offer(options, &mut state, &mut job_tx, pending, calibrated).await {
-                        write_failure = Some(error);
-                    }
-                }
-                // Every sample is in: closing the queue lets the pool finish.
-                None => job_tx = None,
-            },
             verdict = verdict_rx.recv() => match verdict {
                 Some((tag, verdict)) => {
                     if let Err(error) = state.decide(tag, verdict) {
@@ -173,80 +178,71 @@ pub async fn run(
                 }
                 None => break,
             },
+            // (A branch's future is made even when its condition is false.)
+            permit = async { job_tx.clone()?.reserve_owned().await.ok() }, if outgoing.is_some() => match permit {
+                Some(permit) => drop(permit.send(outgoing.take().expect("a job waits"))),
+                // The pool stopped; its error is the one to report.
+                None => (job_tx, outgoing) = (None, None),
+            },
+            pending = pending_rx.recv(),
+                if job_tx.is_some() && outgoing.is_none() && state.read - state.decided < READ_AHEAD => match pending {
+                Some(pending) => match offer(options, &mut state, pending, calibrated) {
+                    Ok(job) => outgoing = job,
+                    Err(error) => write_failure = Some(error),
+                },
+                // Every sample is in: closing the queue lets the pool finish.
+                None => job_tx = None,
+            },
         }
     }
-    // Whatever ended the loop, no candidate outlives it.
+    // Whatever ended the loop, no candidate outlives it, and no program starts after it.
     cancel.cancel();
-    drop(job_tx);
+    drop((job_tx, outgoing));
+    // The pool sends on every verdict its drivers had decided before they stopped, and
+    // closes the channel once it has stopped.
+    while let Some((tag, verdict)) = verdict_rx.recv().await {
+        if let Err(error) = state.decide(tag, verdict) {
+            write_failure.get_or_insert(error);
+        }
+    }
     let pool_fault = running.await.expect("the pool does not panic").err();
     drop(pending_rx);
     let fed = feeding.await.expect("feeding samples does not panic");
     state.progress.finish_and_clear();
     Ran {
         journal: state.journal,
-        dedup: state.dedup,
         timed_out: state.timed_out,
+        counts: state.counts,
         ending: Ending { interrupted, write_failure, pool_fault, fed },
     }
 }
 
-/// Hands a sample read to the workers, or decides it at once when an identical one's
-/// verdict is known.
-async fn offer(
+/// Takes a sample read: decides it at once when an identical one's verdict is known, or
+/// returns the job that runs it.
+fn offer(
     options: &EvaluateOptions,
     state: &mut Decisions,
-    job_tx: &mut Option<mpsc::Sender<Job<Tag>>>,
     pending: Pending,
     calibrated: &[Option<Duration>],
-) -> Result<(), CommandError> {
+) -> Result<Option<Job<Tag>>, CommandError> {
     let Pending { sample, key, program, problem, only_retry } = pending;
     let timeout = calibrated[problem];
     if only_retry {
         // Decided before a resume, as a time-out: it joins this run's time-outs.
         state.timed_out.note(sample.index, key, &program, timeout);
-        return Ok(());
+        return Ok(None);
     }
     state.read += 1;
     match state.dedup.offer(key, sample) {
         Offer::Run(sample) => {
-            let jobs = job_tx.as_ref().expect("open while samples come");
             let kept = options.retry_timeouts.then(|| (program.clone(), timeout));
-            if jobs.send(Job { program, tag: Tag { sample, key, program: kept }, timeout }).await.is_err() {
-                // The pool stopped; its error is the one to report.
-                *job_tx = None;
-            }
-            Ok(())
+            Ok(Some(Job { program, tag: Tag { sample, key, program: kept }, timeout }))
         }
-        Offer::Known(sample, verdict) => state.record(sample, &verdict),
-        Offer::Waiting => Ok(()),
-    }
-}
-
-/// Ctrl-C and SIGTERM, either of which stops the run cleanly.
-struct StopSignals {
-    signals: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
-}
-
-impl StopSignals {
-    fn new() -> Result<StopSignals, CommandError> {
-        use tokio::signal::unix::{signal, SignalKind};
-        let listen =
-            |kind| signal(kind).map_err(|source| CommandError::Write { path: "signal handlers".into(), source });
-        Ok(StopSignals { signals: Some((listen(SignalKind::interrupt())?, listen(SignalKind::terminate())?)) })
-    }
-
-    fn never() -> StopSignals {
-        StopSignals { signals: None }
-    }
-
-    async fn next(&mut self) {
-        match &mut self.signals {
-            Some((interrupt, terminate)) => tokio::select! {
-                _ = interrupt.recv() => {}
-                _ = terminate.recv() => {}
-            },
-            None => std::future::pending().await,
+        Offer::Known(sample, verdict) => {
+            state.counts.reused += 1;
+            state.record(sample, &verdict).map(|()| None)
         }
+        Offer::Waiting => Ok(None),
     }
 }
 

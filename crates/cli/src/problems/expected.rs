@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use passk_runner::{Candidate, PoolOptions, ProblemCode, Program, Status, Tests};
+use passk_runner::{CancellationToken, Candidate, PoolOptions, ProblemCode, Program, Status, Tests};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -46,6 +46,7 @@ pub async fn attach(
     options: &SetOptions,
     pool: PoolOptions,
     cache_dir: &Path,
+    interrupt: &CancellationToken,
 ) -> Result<(), CommandError> {
     if problems.problems.iter().all(|problem| problem.evalplus.is_none()) {
         return Ok(());
@@ -63,7 +64,7 @@ pub async fn attach(
                 plural(problems.problems.len(), "problem"),
                 path.display()
             );
-            let cache = compute(problems, options, pool).await?;
+            let cache = compute(problems, options, pool, interrupt).await?;
             let write_error = |source| CommandError::Write { path: path.display().to_string(), source };
             std::fs::create_dir_all(cache_dir).map_err(write_error)?;
             let text = serde_json::to_vec(&cache).map_err(|error| write_error(error.into()))?;
@@ -111,7 +112,12 @@ fn read(path: &Path, sha256: &str, python: &str) -> Option<Cache> {
 
 /// Runs each EvalPlus problem's canonical solution on every input, recording what it
 /// returns and how long each call takes.
-async fn compute(problems: &ProblemSet, options: &SetOptions, pool: PoolOptions) -> Result<Cache, CommandError> {
+async fn compute(
+    problems: &ProblemSet,
+    options: &SetOptions,
+    pool: PoolOptions,
+    interrupt: &CancellationToken,
+) -> Result<Cache, CommandError> {
     let python = pool.interpreter.version.clone();
     let programs = problems.problems.iter().map(|problem| {
         let (inputs, solution) = (problem.evalplus.as_ref()?, problem.canonical_solution.as_ref()?);
@@ -122,7 +128,7 @@ async fn compute(problems: &ProblemSet, options: &SetOptions, pool: PoolOptions)
         };
         Some(Program::new(&Arc::new(code), &Candidate::Completion(solution.clone())))
     });
-    let runs = crate::canonical::run_programs(pool, programs.collect(), 1, None).await?;
+    let runs = crate::canonical::run_programs(pool, programs.collect(), 1, None, interrupt).await?;
     let mut recorded = BTreeMap::new();
     for (problem, verdicts) in problems.problems.iter().zip(runs) {
         if problem.evalplus.is_none() {

@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use thiserror::Error;
 
+use crate::reaper::{self, Left};
 use crate::sandbox::Limits;
 use discover::{Hierarchies, Hierarchy};
 
@@ -206,6 +207,8 @@ pub struct RunGroups {
     accounting: Accounting,
     /// Every directory made, in the order made.
     made: Vec<PathBuf>,
+    /// The run's own directories, one per hierarchy, which the reaper watches.
+    runs: Vec<PathBuf>,
     /// The run's own directories, locked for as long as it lives (see `sweep_stale`).
     locks: Vec<Flock<std::fs::File>>,
 }
@@ -233,6 +236,7 @@ impl RunGroups {
             slots: Vec::new(),
             accounting: Accounting::Unavailable(String::new()),
             made: Vec::new(),
+            runs: Vec::new(),
             locks: Vec::new(),
         };
         let Built { version, cpu_weight, sockets } = groups.build(&hierarchies, &name, slots, limits)?;
@@ -431,6 +435,8 @@ impl RunGroups {
     fn make_run(&mut self, parent: &Path, name: &str) -> Result<PathBuf, CgroupError> {
         sweep_stale(parent);
         let run = self.make(&parent.join(name))?;
+        reaper::watch(Left::Cgroup(run.clone()));
+        self.runs.push(run.clone());
         self.locks.push(lock(&run).map_err(|source| CgroupError::Create { path: run.clone(), source })?);
         Ok(run)
     }
@@ -448,6 +454,10 @@ impl Drop for RunGroups {
             if let Err(error) = std::fs::remove_dir(dir) {
                 tracing::debug!("cannot remove {}: {error}", dir.display());
             }
+        }
+        // What could not be removed yet, the reaper removes once passk is gone.
+        for run in self.runs.iter().filter(|run| !run.exists()) {
+            reaper::release(Left::Cgroup(run.clone()));
         }
     }
 }
@@ -642,6 +652,7 @@ mod tests {
             slots: Vec::new(),
             accounting: Accounting::Unavailable(String::new()),
             made: Vec::new(),
+            runs: Vec::new(),
             locks: Vec::new(),
         }
     }
