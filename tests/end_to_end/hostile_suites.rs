@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use passk_tests::{evaluate_set, format_fixture, processes_marked, sleeper, unique_marker};
+use passk_tests::{evaluate_set, format_fixture, hostile_python, processes_marked, sleeper, unique_marker};
 use serde_json::{json, Value};
 
 /// Runs `samples` one at a time on one worker, so that every sample is forked from the
@@ -15,62 +15,25 @@ fn evaluate(dir: &Path, problems: &Path, samples: &[Value], extra: &[&str]) -> V
     evaluate_set(dir, problems, samples, &one_worker).1
 }
 
-/// Python that looks for the test data a candidate's process may have inherited: every
-/// dict the collector knows of (after undoing the driver's freeze), and every JSON
-/// string in the process's writable memory, where freed buffers keep what they held.
-const SEARCH: &str = r#"
-import gc, json, re, sys
-
-def containers():
-    gc.unfreeze()
-    for obj in gc.get_objects():
-        if isinstance(obj, dict):
-            yield obj
-            yield from (v for v in obj.values() if isinstance(v, dict))
-        elif isinstance(obj, list):
-            yield from (v for v in obj if isinstance(v, dict))
-
-def memory():
-    with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb", 0) as mem:
-        for line in maps:
-            fields = line.split()
-            if not fields[1].startswith("rw"):
-                continue
-            start, end = (int(x, 16) for x in fields[0].split("-"))
-            try:
-                mem.seek(start)
-                yield mem.read(end - start)
-            except (OSError, OverflowError, ValueError):
-                continue
-
-STRING = rb'("(?:[^"\\]|\\.)*")'
-
-def strings_after(key, blob):
-    for match in re.finditer(rb'"' + key + rb'":\s*' + STRING, blob):
-        try:
-            yield json.loads(match.group(1))
-        except ValueError:
-            pass
-"#;
-
 /// A program for standard input that prints the output it finds paired with its input.
 fn output_finder() -> String {
     format!(
-        r#"{SEARCH}
-data = sys.stdin.read()
+        r#"{}
+data = _sys.stdin.read()
 
 def answer():
-    for d in containers():
+    for d in _passk_dicts():
         if d.get("input") == data and isinstance(d.get("output"), str):
             return d["output"]
-    pattern = rb'"input":\s*' + re.escape(json.dumps(data).encode()) + rb',\s*"output":\s*' + STRING
-    for blob in memory():
-        for match in re.finditer(pattern, blob):
-            return json.loads(match.group(1))
+    pattern = rb'"input":\s*' + _re.escape(_json.dumps(data).encode()) + rb',\s*"output":\s*' + _PASSK_STRING
+    for blob in _passk_pages():
+        for match in _re.finditer(pattern, blob):
+            return _json.loads(match.group(1))
 
 found = answer()
 print("nothing found" if found is None else found, end="")
-"#
+"#,
+        hostile_python("memory.py")
     )
 }
 
@@ -78,27 +41,28 @@ print("nothing found" if found is None else found, end="")
 /// arguments.
 fn call_answer_finder() -> String {
     format!(
-        r#"{SEARCH}
+        r#"{}
 def suites():
-    for d in containers():
+    for d in _passk_dicts():
         if isinstance(d.get("inputs"), str) and isinstance(d.get("expected"), str):
             yield d["inputs"], d["expected"]
-    for blob in memory():
-        inputs, expected = list(strings_after(b"inputs", blob)), list(strings_after(b"expected", blob))
+    for blob in _passk_pages():
+        inputs, expected = list(_passk_strings_after(b"inputs", blob)), list(_passk_strings_after(b"expected", blob))
         yield from ((i, e) for i in inputs for e in expected)
 
 class Solution:
     def twoSum(self, nums, target):
         for inputs, expected in suites():
             try:
-                pairs = list(zip(json.loads(inputs), json.loads(expected)))
+                pairs = list(zip(_json.loads(inputs), _json.loads(expected)))
                 for text, output in pairs:
-                    if [json.loads(line) for line in text.split("\n")] == [nums, target]:
-                        return json.loads(output)
+                    if [_json.loads(line) for line in text.split("\n")] == [nums, target]:
+                        return _json.loads(output)
             except (ValueError, TypeError, AttributeError):
                 continue
         return None
-"#
+"#,
+        hostile_python("memory.py")
     )
 }
 

@@ -5,17 +5,14 @@
 
 use std::path::Path;
 
-use passk_tests::{evaluate_set, format_fixture, humaneval_dir, humaneval_problems, repo_root};
+use passk_tests::{evaluate_set, format_fixture, hostile_python, humaneval_dir, humaneval_problems, repo_root};
 use serde_json::{json, Value};
 
 /// Python that looks for a problem's test code wherever a candidate forked from the
-/// driver might find it (the frames above its own, and every readable page of its
-/// memory), runs the `check` it found against a recorder, and answers every call the
-/// check made with what the check compared the answer to. `FRAMES` is `True` to walk
-/// the frames too, `False` for memory alone.
+/// driver might find it (`hostile_python/test_finder.py`), with the frames above its own
+/// or in its memory alone.
 fn test_finder(frames: bool) -> String {
-    let text = std::fs::read_to_string(repo_root().join("tests/end_to_end/hostile_trust/test_finder.py")).unwrap();
-    text.replace("FRAMES", if frames { "True" } else { "False" })
+    hostile_python("test_finder.py").replace("FRAMES", if frames { "True" } else { "False" })
 }
 
 fn passes(results: &[Value]) -> usize {
@@ -83,49 +80,6 @@ fn a_solution_finds_no_test_code_to_answer_from_on_mbpp() {
     }
 }
 
-/// A completion of basic/0 that implements nothing and takes another sample's code: any
-/// text in its memory or the collector's objects that the driver held as a request's
-/// program, run to see whether it defines `running_max`.
-const SIBLING_COPIER: &str = r#"    pass
-import gc as _gc, json as _json, re as _re
-
-def _passk_programs():
-    _gc.unfreeze()
-    for obj in _gc.get_objects():
-        if isinstance(obj, dict):
-            for key in ("candidate", "program"):
-                if isinstance(obj.get(key), str):
-                    yield obj[key]
-    with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb", 0) as mem:
-        for line in maps:
-            fields = line.split()
-            if not fields[1].startswith("rw"):
-                continue
-            start, end = (int(x, 16) for x in fields[0].split("-"))
-            try:
-                mem.seek(start)
-                blob = mem.read(end - start)
-            except (OSError, OverflowError, ValueError):
-                continue
-            for match in _re.finditer(rb'"(?:candidate|program)":\s*("(?:[^"\\]|\\.)*")', blob):
-                try:
-                    yield _json.loads(match.group(1))
-                except ValueError:
-                    pass
-
-for _text in _passk_programs():
-    if "_passk_programs" in _text:
-        continue
-    _space = {}
-    try:
-        exec(_text, _space)
-        if _space["running_max"]([1, 3, 2]) == [1, 3, 3]:
-            running_max = _space["running_max"]
-            break
-    except BaseException:
-        continue
-"#;
-
 /// Guards against a candidate copying another sample's code from the driver it was
 /// forked from, which read every sample's program: after an honest sample of the same
 /// problem on the same worker, a completion that implements nothing passed.
@@ -137,7 +91,7 @@ fn a_candidate_finds_no_other_samples_code_to_copy() {
     for mode in ["judge", "in-process"] {
         let samples = [
             json!({"task_id": "basic/0", "completion": first["canonical_solution"]}),
-            json!({"task_id": "basic/0", "completion": SIBLING_COPIER}),
+            json!({"task_id": "basic/0", "completion": format!("    pass\n{}", hostile_python("sibling_copier.py"))}),
         ];
         let dir = tempfile::tempdir().unwrap();
         let results = evaluate(dir.path(), &problems, &samples, &["--verdicts", mode]);

@@ -15,31 +15,20 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use passk_tests::{machine_to_myself, passk, read_jsonl, repo_root, sleeper, unique_marker, write_jsonl};
+use passk_tests::{machine_to_myself, passk, read_jsonl, sleeper, slow_honest_samples, unique_marker, write_jsonl};
 use serde_json::{json, Value};
 
 /// How long after passk has exited nothing of its may remain.
 const LEFT_BEHIND_LIMIT: Duration = Duration::from_secs(2);
 
-/// The bundled problems' honest samples, each made a distinct program that takes
-/// `seconds`, `copies` times over; with `marker`, every fifth also leaves a sleeper
-/// running in a session of its own, named by `marker`, for its sandbox to clean up.
+/// `slow_honest_samples`; with `marker`, every fifth also leaves a sleeper running in a
+/// session of its own, named by `marker`, for its sandbox to clean up.
 fn samples(copies: usize, seconds: f64, marker: Option<&str>) -> Vec<Value> {
-    let honest: Vec<Value> = read_jsonl(&repo_root().join("problems/basic-samples.jsonl"))
-        .into_iter()
-        .filter(|sample| !sample["kind"].as_str().unwrap().starts_with("hostile"))
-        .collect();
-    let mut samples = Vec::new();
-    for copy in 0..copies {
-        for sample in &honest {
-            let mut sample = sample.clone();
-            let mut completion = sample["completion"].as_str().unwrap().to_owned();
-            completion.push_str(&format!("import time\ntime.sleep({seconds})\n# copy {copy}\n"));
-            if let Some(marker) = marker.filter(|_| samples.len() % 5 == 0) {
-                completion.push_str(&sleeper(marker, true));
-            }
+    let mut samples = slow_honest_samples(copies, seconds);
+    if let Some(marker) = marker {
+        for sample in samples.iter_mut().step_by(5) {
+            let completion = format!("{}{}", sample["completion"].as_str().unwrap(), sleeper(marker, true));
             sample["completion"] = json!(completion);
-            samples.push(sample);
         }
     }
     samples

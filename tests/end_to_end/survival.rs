@@ -6,27 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use passk_tests::{finish, machine_to_myself, passk, passk_binary, read_jsonl, repo_root, write_jsonl, Finished};
+use passk_tests::{
+    finish, machine_to_myself, passk, passk_binary, read_jsonl, repo_root, slow_honest_samples, write_jsonl, Finished,
+};
 use serde_json::{json, Value};
-
-/// The bundled problems' honest samples, each made a distinct program that takes a
-/// little while, `copies` times over.
-fn slow_honest_samples(copies: usize, seconds: f64) -> Vec<Value> {
-    let honest: Vec<Value> = read_jsonl(&repo_root().join("problems/basic-samples.jsonl"))
-        .into_iter()
-        .filter(|sample| !sample["kind"].as_str().unwrap().starts_with("hostile"))
-        .collect();
-    let mut samples = Vec::new();
-    for copy in 0..copies {
-        for sample in &honest {
-            let mut sample = sample.clone();
-            let completion = sample["completion"].as_str().unwrap().to_owned();
-            sample["completion"] = json!(format!("{completion}import time\ntime.sleep({seconds})\n# copy {copy}\n"));
-            samples.push(sample);
-        }
-    }
-    samples
-}
 
 fn evaluate_command(samples: &Path, results: &Path, extra: &[&str]) -> Command {
     let mut command = passk(["evaluate"]);

@@ -165,6 +165,39 @@ pub fn humaneval_dir() -> &'static Path {
     })
 }
 
+/// The bundled problems' honest samples, each made a distinct program that takes a
+/// little while, `copies` times over.
+pub fn slow_honest_samples(copies: usize, seconds: f64) -> Vec<Value> {
+    let honest: Vec<Value> = read_jsonl(&repo_root().join("problems/basic-samples.jsonl"))
+        .into_iter()
+        .filter(|sample| !sample["kind"].as_str().expect("every bundled sample has a kind").starts_with("hostile"))
+        .collect();
+    let mut samples = Vec::new();
+    for copy in 0..copies {
+        for sample in &honest {
+            let mut sample = sample.clone();
+            let completion = sample["completion"].as_str().expect("every bundled sample has a completion").to_owned();
+            sample["completion"] =
+                serde_json::json!(format!("{completion}import time\ntime.sleep({seconds})\n# copy {copy}\n"));
+            samples.push(sample);
+        }
+    }
+    samples
+}
+
+/// Python a hostile candidate runs, from `tests/end_to_end/hostile_python`, after the
+/// helpers of `memory.py` that read what the process was forked from.
+pub fn hostile_python(name: &str) -> String {
+    let read = |name: &str| {
+        std::fs::read_to_string(repo_root().join("tests/end_to_end/hostile_python").join(name))
+            .expect("the file is there")
+    };
+    if name == "memory.py" {
+        return read(name);
+    }
+    format!("{}\n{}", read("memory.py"), read(name))
+}
+
 /// A fixture of `problems/formats`, in one suite's published schema.
 pub fn format_fixture(name: &str) -> PathBuf {
     repo_root().join("problems/formats").join(name)
