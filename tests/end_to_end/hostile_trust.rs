@@ -204,6 +204,50 @@ fn exception_messages_of_any_content_and_length_fail_cleanly_on_suites_of_calls(
     assert_eq!(results[3]["passed"], true, "{}", results[3]);
 }
 
+/// Guards against a judge's record too long for the driver to read being left half-read
+/// in the judge's socket: the judge blocked writing the rest, the next sample on the
+/// worker read it as its own, its candidate was never killed, and the driver hung until
+/// the harness stopped it. A canonical solution whose output is 2 MiB makes such a record
+/// while expected outputs are recorded; the problem after it, on the same worker, is
+/// recorded and judged as ever, and the run ends promptly with a verdict for each.
+#[test]
+fn a_record_too_long_to_read_leaves_nothing_for_the_next_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("problems.jsonl");
+    let big = json!({"task_id": "HumanEval/950", "prompt": "def big(n: int):\n    \"\"\"A long text.\"\"\"\n",
+        "entry_point": "big", "canonical_solution": "    return 'x' * (2 << 20)\n", "test": "", "contract": "", "atol": 0,
+        "base_input": [[1]], "plus_input": []});
+    let bump = json!({"task_id": "HumanEval/951", "prompt": "def bump(n: int):\n    \"\"\"Return n + 1.\"\"\"\n",
+        "entry_point": "bump", "canonical_solution": "    return n + 1\n", "test": "", "contract": "", "atol": 0,
+        "base_input": [[1], [41]], "plus_input": [[0]]});
+    passk_tests::write_jsonl(&problems, &[big, bump]);
+    let samples = dir.path().join("samples.jsonl");
+    passk_tests::write_jsonl(
+        &samples,
+        &[
+            json!({"task_id": "HumanEval/950", "completion": "    return 'x' * (2 << 20)\n"}),
+            json!({"task_id": "HumanEval/951", "completion": "    return n + 1\n"}),
+        ],
+    );
+    let results = dir.path().join("results.jsonl");
+    let started = std::time::Instant::now();
+    let run = passk_tests::finish(
+        passk_tests::passk(["evaluate"])
+            .arg(&samples)
+            .arg("--problems")
+            .arg(&problems)
+            .arg("--results")
+            .arg(&results)
+            .arg("--cache-dir")
+            .arg(dir.path().join("cache"))
+            .args(["--k", "1", "--jobs", "1", "--timeout", "20"]),
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "no hang: {:?}", started.elapsed());
+    assert_ne!(run.code, Some(3), "no infrastructure fault: {}", run.stderr);
+    let results = passk_tests::read_jsonl(&results);
+    assert_eq!(results[1]["passed"], true, "{}", results[1]);
+}
+
 /// Guards against the last line of a program's standard error reaching a standard-input
 /// failure's detail and `why` whole: 4 MB of it, with a lone surrogate.
 #[test]
