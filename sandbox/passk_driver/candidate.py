@@ -32,6 +32,8 @@ def confine_candidate(request, context, scratch, descriptors):
     privileges, the filter."""
     if context.sample_group is not None:
         context.sample_group.join()
+    if context.nested:
+        confine.own_proc()
     os.setsid()
     if context.driver_pid != 1 and not context.nested:
         # Should the driver die, the candidate dies with it rather than run on

@@ -162,6 +162,30 @@ def kill_everything_below():
         time.sleep(0.0002)
 
 
+# What /proc/net/sockstat and sockstat6 count per network namespace.
+_SOCKET_COUNTS = (b"inuse", b"tw")
+
+
+def network_used():
+    """Whether this network namespace holds any internet socket (in use, or in
+    TIME_WAIT after its process is gone)."""
+    for name in ("/proc/net/sockstat", "/proc/net/sockstat6"):
+        try:
+            with open(name, "rb") as counts:
+                lines = counts.read().splitlines()
+        except OSError:
+            return True
+        for line in lines:
+            protocol, _, fields = line.partition(b":")
+            if protocol == b"sockets":
+                continue
+            words = fields.split()
+            for key, value in zip(words[::2], words[1::2]):
+                if key in _SOCKET_COUNTS and value != b"0":
+                    return True
+    return False
+
+
 def remove_shared_memory():
     """Removes every SysV shared memory segment of this IPC namespace, at once. A
     namespace that is left frees its segments only later, in the kernel's own time, and

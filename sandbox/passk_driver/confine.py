@@ -12,9 +12,12 @@ set holds.
 
 import _signal
 import ctypes
+import fcntl
 import os
 import resource
 import signal
+import socket as _socket
+import struct
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -24,9 +27,15 @@ PR_SET_NO_NEW_PRIVS = 38
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 MS_NOSUID = 0x2
 MS_NODEV = 0x4
+MS_NOEXEC = 0x8
 MNT_DETACH = 0x2
+CLONE_NEWNS = 0x00020000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWIPC = 0x08000000
+CLONE_NEWNET = 0x40000000
+_SIOCGIFFLAGS, _SIOCSIFFLAGS = 0x8913, 0x8914
+_IFF_UP, _IFF_RUNNING = 0x1, 0x40
+_IFREQ = struct.Struct("16sH22x")
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
@@ -76,6 +85,22 @@ def setns(fd, flags):
 
 def mount_tmpfs(target, options):
     _check(_libc.mount(b"tmpfs", target, b"tmpfs", MS_NOSUID | MS_NODEV, options))
+
+
+def own_proc():
+    """In a process that is the init of a new pid namespace: a mount namespace of its
+    own, whose /proc shows that pid namespace alone, so that no process of the slot (the
+    driver, the judge, what they have counted) can be seen from it."""
+    unshare(CLONE_NEWNS)
+    _check(_libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None))
+
+
+def loopback_up():
+    """Brings up the loopback of this process's network namespace, as honest code that
+    serves on 127.0.0.1 expects."""
+    with _socket.socket(_socket.AF_INET, _socket.SOCK_DGRAM) as probe:
+        flags = _IFREQ.unpack(fcntl.ioctl(probe, _SIOCGIFFLAGS, _IFREQ.pack(b"lo", 0)))[1]
+        fcntl.ioctl(probe, _SIOCSIFFLAGS, _IFREQ.pack(b"lo", flags | _IFF_UP | _IFF_RUNNING))
 
 
 def detach(target):

@@ -7,11 +7,11 @@ fresh pipes to the judge, whose ends the driver hands over with the problem's co
 a socket only the two of them hold.
 
 At level full the judge is the init of a pid namespace of its own, and every
-candidate is forked into it: the kernel drops any signal sent to an init from inside
-its namespace unless the init handles it (the judge handles none), the judge is
+candidate the init of another, new for each sample (sample.fork_sample_process): no
+candidate can name the judge or the driver, let alone signal them. The judge is
 non-dumpable like the driver it was forked from, so its memory cannot be read or
 traced by a process without privilege, and where a second user is mapped the
-candidate runs as that user. The driver, outside the namespace, cannot even be named.
+candidate runs as that user.
 """
 
 import os
@@ -159,8 +159,6 @@ class JudgeProcess:
         self.pid = None
         self.pidfd = None
         self.control = None
-        # The judge's pid namespace, which candidates are forked into (level full).
-        self.namespace = None
         # Whether a judge was lost since the harness was last told.
         self.lost = False
 
@@ -176,8 +174,6 @@ class JudgeProcess:
             if pid == 0:
                 serve(theirs.fileno(), self.link_fd, context.privileged, context.ipc_namespace_per_sample,
                       context.sample_group, request)
-            if context.own_pid_namespace is not None:
-                self.namespace = os.open(f"/proc/{pid}/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
         finally:
             if context.own_pid_namespace is not None:
                 confine.setns(context.own_pid_namespace, confine.CLONE_NEWPID)
@@ -252,9 +248,7 @@ class JudgeProcess:
     def _forget(self):
         os.close(self.pidfd)
         self.control.close()
-        if self.namespace is not None:
-            os.close(self.namespace)
-        self.pid = self.pidfd = self.control = self.namespace = None
+        self.pid = self.pidfd = self.control = None
         self.lost = True
 
 

@@ -180,10 +180,24 @@ class Processes:
             os.close(self.record_fd)
 
 
+def fork_sample_process(context):
+    """Forks a process for the sample (forking.fork's result). At level full it is the
+    init of a pid namespace of its own, new for each, so that nothing a sample can see
+    tells how many processes the samples before it made (a count it could have set,
+    for a later sample to read), and its namespace dies with it."""
+    if not context.nested:
+        return forking.fork()
+    confine.unshare(confine.CLONE_NEWPID)
+    pid = forking.fork()
+    if pid != 0:
+        confine.setns(context.own_pid_namespace, confine.CLONE_NEWPID)
+    return pid
+
+
 def _fork_candidate(request, context, scratch, descriptors, run):
     """Forks a candidate's process, which confines itself to `descriptors` and runs
     `run(code)` on the sample's code, which never returns; returns its pid."""
-    pid = forking.fork()
+    pid = fork_sample_process(context)
     if pid == 0:
         try:
             candidate.confine_candidate(request, context, scratch, descriptors)
@@ -222,27 +236,20 @@ def _start_judged(request, context, scratch, cap, problem, entry_point):
     judge_process.ask(problem, (to_judge_r, to_candidate_w))
     os.close(to_judge_r)
     os.close(to_candidate_w)
-    if judge_process.namespace is not None:
-        # Into the judge's pid namespace, where the judge is init.
-        confine.setns(judge_process.namespace, confine.CLONE_NEWPID)
-    try:
-        candidate_pid = forking.fork()
-        if candidate_pid == 0:
-            try:
-                channel_ends = {candidate.CHANNEL_IN: to_candidate_r, candidate.CHANNEL_OUT: to_judge_w}
-                candidate.confine_candidate(request, context, scratch, {1: out_w, 2: err_w, **channel_ends})
-                source = candidate.read_source()
-                del request
-            except BaseException:
-                os._exit(candidate.EXIT_SETUP_FAILED)
-            try:
-                candidate.serve(source, entry_point, wire.Channel(candidate.CHANNEL_IN, candidate.CHANNEL_OUT))
-            except BaseException:
-                os._exit(1)
-            os._exit(0)
-    finally:
-        if judge_process.namespace is not None:
-            confine.setns(context.own_pid_namespace, confine.CLONE_NEWPID)
+    candidate_pid = fork_sample_process(context)
+    if candidate_pid == 0:
+        try:
+            channel_ends = {candidate.CHANNEL_IN: to_candidate_r, candidate.CHANNEL_OUT: to_judge_w}
+            candidate.confine_candidate(request, context, scratch, {1: out_w, 2: err_w, **channel_ends})
+            source = candidate.read_source()
+            del request
+        except BaseException:
+            os._exit(candidate.EXIT_SETUP_FAILED)
+        try:
+            candidate.serve(source, entry_point, wire.Channel(candidate.CHANNEL_IN, candidate.CHANNEL_OUT))
+        except BaseException:
+            os._exit(1)
+        os._exit(0)
     for fd in (out_w, err_w, to_candidate_r, to_judge_w):
         os.close(fd)
     return Processes(Child(candidate_pid), out_r, err_r, judge_process.control.fileno(), b"", cap, judge_process)
@@ -462,6 +469,12 @@ def _execute(request, context, timeout, start, decided=None):
         context.fresh_mounts.renew(scratch)
     else:
         cleanup.clear_scratch(scratch)
+    if context.network_namespace_per_sample and cleanup.network_used():
+        # A new network namespace for the next sample, where this one left sockets
+        # (TIME_WAIT entries outlive their processes, with ports and addresses of their
+        # choosing, for a later sample to read).
+        confine.unshare(confine.CLONE_NEWNET)
+        confine.loopback_up()
     if context.ipc_namespace_per_sample:
         # The next run's IPC namespace, made after this one's verdict is in: what it
         # left in its own (SysV shared memory, queues, semaphores, POSIX queues) goes

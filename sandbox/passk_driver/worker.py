@@ -54,6 +54,7 @@ class Context:
             confine.clear_inheritable()
         self.own_pid_namespace = _own_pid_namespace() if isolate else None
         self.ipc_namespace_per_sample = self.nested and _fresh_ipc_namespace()
+        self.network_namespace_per_sample = self.nested and _fresh_network_namespace()
         self.judge = JudgeProcess(judge_link_fd)
         self.suites = Suites()
         self.sources = Sources()
@@ -110,6 +111,17 @@ def _fresh_ipc_namespace():
     are born there (see sample.run)."""
     try:
         confine.unshare(confine.CLONE_NEWIPC)
+    except OSError:
+        return False
+    return True
+
+
+def _fresh_network_namespace():
+    """Whether this driver may give the next sample a new network namespace, with its
+    own loopback (see sample._execute): tried once, here."""
+    try:
+        confine.unshare(confine.CLONE_NEWNET)
+        confine.loopback_up()
     except OSError:
         return False
     return True
@@ -179,6 +191,7 @@ def main(argv):
         "syscall_filter": syscall_filter is not None,
         "pid_namespace_per_sample": context.nested,
         "ipc_namespace_per_sample": context.ipc_namespace_per_sample,
+        "network_namespace_per_sample": context.network_namespace_per_sample,
         "python": sys.version.split()[0],
     })
     os.environ["HOME"] = os.environ["TMPDIR"] = os.path.join(scratch_root, "work")

@@ -100,6 +100,63 @@ fn a_candidate_finds_no_other_samples_code_to_copy() {
     }
 }
 
+/// A completion of basic/0 that leaves what a later sample could read: 60 processes
+/// forked (which moved the pid counter of a namespace that outlived the sample), and
+/// connections to a listener of its own, closed so that they linger in TIME_WAIT in a
+/// network namespace that outlived it.
+const LEAVES_TRACES: &str = r#"    pass
+import os, socket
+for _ in range(60):
+    if os.fork() == 0:
+        os._exit(0)
+    os.wait()
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen()
+for port in range(42420, 42430):
+    out = socket.socket()
+    out.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    out.bind(("127.0.0.1", port))
+    out.connect(listener.getsockname())
+    listener.accept()[0].close()
+    out.close()
+"#;
+
+/// A completion of basic/0 that fails with what it can see of the samples before it:
+/// its pid, the sockets of its network namespace, and every process its /proc lists.
+const READS_TRACES: &str = r#"    pass
+import os
+sockets = [line.split()[1:4] for name in ("/proc/net/tcp", "/proc/net/tcp6") for line in open(name).read().splitlines()[1:]]
+processes = sorted(int(entry) for entry in os.listdir("/proc") if entry.isdigit())
+raise ValueError(f"pid {os.getpid()} sockets {sockets} processes {processes}")
+"#;
+
+/// Guards against a sample leaving a message for the next one on its worker, which the
+/// red team turned into an answer oracle (a completion that learns from each call
+/// whether its last answer was taken, and tells the next sample: 25 of 40 passed with
+/// no solution): the pid counter of a pid namespace kept for the worker, TIME_WAIT
+/// entries in its network namespace, and the driver's and judge's counters in /proc.
+/// The next sample is the init of a pid namespace of its own, sees no socket and no
+/// process but its own.
+#[test]
+fn a_sample_leaves_nothing_for_the_next_to_read() {
+    let problems = repo_root().join("problems/basic.jsonl");
+    for mode in ["judge", "in-process"] {
+        let samples = [
+            json!({"task_id": "basic/0", "completion": LEAVES_TRACES}),
+            json!({"task_id": "basic/0", "completion": READS_TRACES}),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let (run, results) =
+            evaluate_set(dir.path(), &problems, &samples, &["--jobs", "1", "--no-dedup", "--verdicts", mode]);
+        if !run.stdout.contains("sandbox       full") {
+            return;
+        }
+        let detail = results[1]["detail"].as_str().unwrap();
+        assert!(detail.contains("pid 1 sockets [] processes [1]"), "{mode}: {detail}");
+    }
+}
+
 /// A frame of ("return", [set(), set(), ...]) written by hand: 64 MiB that would take
 /// gigabytes to build. The call never returns otherwise.
 const HUGE_FRAME: &str = r#"    import os, struct, time

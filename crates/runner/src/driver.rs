@@ -74,6 +74,8 @@ pub(crate) struct Ready {
     pub(crate) pid_namespace_per_sample: bool,
     /// Whether each sample gets an IPC namespace of its own.
     pub(crate) ipc_namespace_per_sample: bool,
+    /// Whether a sample that left sockets is followed by a new network namespace.
+    pub(crate) network_namespace_per_sample: bool,
     /// Whether each sample gets a new /tmp and /dev/shm of its own.
     pub(crate) fresh_tmp_per_sample: bool,
 }

@@ -42,10 +42,12 @@ pub struct PoolOptions {
 pub struct DriverFacts {
     /// Candidates are barred from signalling or tracing other processes.
     pub syscall_filter: bool,
-    /// Each sample gets a pid namespace of its own whose init is the judge.
+    /// Each sample gets a pid namespace of its own, with a /proc that shows it alone.
     pub pid_namespace_per_sample: bool,
     /// Each sample gets an IPC namespace of its own (SysV objects, POSIX queues).
     pub ipc_namespace_per_sample: bool,
+    /// Each sample finds a network namespace that no earlier sample left a socket in.
+    pub network_namespace_per_sample: bool,
     /// Each sample gets a new /tmp and /dev/shm of its own (tmpfs mounts).
     pub fresh_tmp_per_sample: bool,
 }
@@ -316,6 +318,7 @@ async fn start_drivers(
         syscall_filter: true,
         pid_namespace_per_sample: true,
         ipc_namespace_per_sample: true,
+        network_namespace_per_sample: true,
         fresh_tmp_per_sample: true,
     };
     let mut failure = None;
@@ -326,6 +329,7 @@ async fn start_drivers(
                 facts.syscall_filter &= ready.syscall_filter;
                 facts.pid_namespace_per_sample &= ready.pid_namespace_per_sample;
                 facts.ipc_namespace_per_sample &= ready.ipc_namespace_per_sample;
+                facts.network_namespace_per_sample &= ready.network_namespace_per_sample;
                 facts.fresh_tmp_per_sample &= ready.fresh_tmp_per_sample;
                 drivers.push((slot, driver));
             }

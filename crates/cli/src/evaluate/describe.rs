@@ -49,7 +49,7 @@ fn describe_verdicts(verdicts: VerdictMode, level: Level, facts: DriverFacts) ->
     match verdicts {
         VerdictMode::InProcess => "in-process (the tests share the candidate's interpreter)".to_owned(),
         VerdictMode::Judge if facts.pid_namespace_per_sample => {
-            "judge, out of the candidate's process (a pid namespace per sample, the judge its init)".to_owned()
+            "judge, out of the candidate's process (a pid namespace per sample, the candidate its init; the judge in another)".to_owned()
         }
         VerdictMode::Judge if level == Level::None => "judge, out of the candidate's process (unisolated)".to_owned(),
         VerdictMode::Judge => {
@@ -69,8 +69,10 @@ fn describe_ipc(level: Level, facts: DriverFacts) -> String {
     }
 }
 
-fn describe_network(level: Level) -> &'static str {
-    if level == Level::Full {
+fn describe_network(level: Level, facts: DriverFacts) -> &'static str {
+    if facts.network_namespace_per_sample {
+        "a namespace with only its own loopback, new after any sample that left a socket"
+    } else if level == Level::Full {
         "a namespace per worker with only its own loopback"
     } else {
         "shared with the machine"
@@ -156,7 +158,7 @@ pub fn footer(
         ("sandbox".into(), level.to_string()),
         ("verdicts".into(), describe_verdicts(options.verdicts, level, facts)),
         ("ipc".into(), describe_ipc(level, facts)),
-        ("network".into(), describe_network(level).into()),
+        ("network".into(), describe_network(level, facts).into()),
         ("syscalls".into(), describe_syscalls(level, facts).into()),
         ("cgroups".into(), describe_cgroups(level, accounting)),
         ("limits".into(), describe_limits(options, level, facts, accounting)),

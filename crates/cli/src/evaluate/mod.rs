@@ -478,6 +478,7 @@ fn run_facts(
     run.insert("syscall_filter".into(), json!(machine.facts.syscall_filter));
     run.insert("pid_namespace_per_sample".into(), json!(machine.facts.pid_namespace_per_sample));
     run.insert("ipc_namespace_per_sample".into(), json!(machine.facts.ipc_namespace_per_sample));
+    run.insert("network_namespace_per_sample".into(), json!(machine.facts.network_namespace_per_sample));
     run.insert("fresh_tmp_per_sample".into(), json!(machine.facts.fresh_tmp_per_sample));
     run.insert("cgroups".into(), machine.accounting.to_json());
     run.insert("sandbox_refused".into(), describe::refused(&machine.isolation));
