@@ -293,7 +293,7 @@ fn ctrl_c_keeps_every_verdict_decided_and_the_resume_runs_only_the_rest() {
     run.signal(libc::SIGINT);
     let (status, stderr) = run.finish();
     assert_eq!(status.code(), Some(130), "{stderr}");
-    assert!(stderr.contains("run the same command again to resume"), "{stderr}");
+    assert!(stderr.contains("run the same command again, without --restart, to resume"), "{stderr}");
     let kept = journal_samples(&results);
     assert!(kept.len() < records.len(), "interrupted before the end");
     let first = summary(&summary_path);
@@ -399,7 +399,10 @@ fn every_stop_signal_in_every_phase_exits_130_and_leaves_nothing_behind() {
             run.signal(signal);
             let (status, stderr) = run.finish();
             assert_eq!(status.code(), Some(130), "{name} while {phase}: {stderr}");
-            assert!(stderr.contains("run the same command again to resume"), "{name} while {phase}: {stderr}");
+            assert!(
+                stderr.contains("run the same command again, without --restart, to resume"),
+                "{name} while {phase}: {stderr}"
+            );
         }
     }
 }

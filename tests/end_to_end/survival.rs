@@ -265,7 +265,10 @@ fn ctrl_c_stops_cleanly_a_resume_with_other_settings_is_refused_and_restart_star
     assert!(interrupted.elapsed() < Duration::from_secs(30), "stopped promptly, not after the candidates' minute");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(130), "{stderr}");
-    assert!(stderr.contains("interrupted") && stderr.contains("run the same command again to resume"), "{stderr}");
+    assert!(
+        stderr.contains("interrupted") && stderr.contains("run the same command again, without --restart, to resume"),
+        "{stderr}"
+    );
     let kept = whole_lines(&partial(&results));
     assert!(kept >= 10, "finished results are on disk");
 
@@ -330,7 +333,11 @@ cp "$SMALL/results.jsonl" "$LOGS/results.jsonl"
     let read = |name: &str| std::fs::read_to_string(logs.join(name)).unwrap();
     assert_eq!(read("first.code").trim(), "3", "{}", read("first.err"));
     assert!(read("first.err").contains("No space left on device"), "{}", read("first.err"));
-    assert!(read("first.err").contains("run the same command again to resume"), "{}", read("first.err"));
+    assert!(
+        read("first.err").contains("run the same command again, without --restart, to resume"),
+        "{}",
+        read("first.err")
+    );
     assert!(read("first.out").contains("not reported"), "no pass@k from an incomplete run: {}", read("first.out"));
     let kept = whole_lines(&logs.join("partial-when-full.jsonl"));
     assert!(kept > 0 && kept < 288, "{kept} lines fitted");

@@ -51,7 +51,7 @@ pub enum CommandError {
     #[error("{}", describe_stop(.0))]
     Stopped(Stopped),
     /// Ctrl-C, SIGTERM or SIGHUP before any sample ran.
-    #[error("interrupted while {phase}; run the same command again to resume")]
+    #[error("interrupted while {phase}; run the same command again, without --restart, to resume")]
     Interrupted { phase: &'static str },
     #[error("{errors} samples have no verdict (infrastructure errors), so pass@k is unknown")]
     IncompleteResults { errors: u64 },
@@ -79,13 +79,13 @@ pub enum CommandError {
 fn describe_stop(stopped: &Stopped) -> String {
     match stopped {
         Stopped::Interrupted { done, total, partial } => format!(
-            "interrupted: {done} of {total} samples have results in {}; run the same command again to resume",
+            "interrupted: {done} of {total} samples have results in {}; run the same command again, without --restart, to resume",
             partial.display()
         ),
         Stopped::Infrastructure { errors, cause, done, total, partial } => format!(
             "{errors} samples got no verdict through a fault of this machine ({cause}); pass@k is not reported; \
-             {done} of {total} samples have results in {}; once the cause is fixed, run the same command again \
-             to resume",
+             {done} of {total} samples have results in {}; once the cause is fixed, run the same command again, \
+             without --restart, to resume",
             partial.display()
         ),
     }

@@ -30,8 +30,9 @@ pub fn warn_about_isolation(isolation: &Isolation, syscall_filter: bool) {
                 "candidates run as unprivileged users of their own but can read world-readable files and reach \
                  the network"
             } else {
-                "candidates run as passk's own user, can read and write its files and reach the network, and a \
-                 fork bomb is not contained"
+                "candidates run as passk's own user: they can read and write its files, this run's journal and \
+                 results among them, so a candidate can forge any verdict (train on none of them), read the memory \
+                 of other candidates running beside it, reach the network, and a fork bomb is not contained"
             };
             eprintln!("warning: sandbox degraded to `{level}` ({reason}); {exposed}; {}", Isolation::advice());
         }
