@@ -52,10 +52,10 @@ def confine_candidate(request, context, scratch, descriptors):
     os.chdir(scratch)
     confine.keep_descriptors({**descriptors, SOURCE_FD: context.source_fd})
     if context.sample_group is not None:
-        # The group's memory limit counts all the sample holds, and the kernel says when
-        # it is reached; an address-space limit would only raise a MemoryError that the
-        # candidate could as well have raised by hand.
-        request = {key: value for key, value in request.items() if key != "memory_bytes"}
+        # The group's memory and pids limits count all the sample holds, and the kernel
+        # says when they are reached; an address-space or process limit would only raise
+        # a MemoryError or an EAGAIN that the candidate could as well have raised by hand.
+        request = {key: value for key, value in request.items() if key not in ("memory_bytes", "processes")}
     confine.set_limits(request)
     if context.syscall_filter:
         context.syscall_filter.install(os.getpid())

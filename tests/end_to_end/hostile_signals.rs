@@ -32,12 +32,11 @@ def parent_of(pid):
 own = os.getpid()
 driver = os.getppid()
 # Outside a pid namespace of its own the candidate's parent is the driver, whose parent is
-# passk (level uid: passk's helper) and whose other child is the judge. Inside one whose
-# init is the judge, the parent cannot be named and pid 1 is the judge.
+# passk (level uid: passk's helper) and whose other child is the judge. At level full the
+# candidate is the init of a namespace of its own: its parent cannot be named, and only
+# the host process, which it cannot see, is left to aim at.
 others = {VICTIM}
-if driver == 0:
-    others.add(1)
-else:
+if driver != 0:
     others.add(driver)
     others.add(parent_of(driver))
     others.update(int(p) for p in os.listdir("/proc") if p.isdigit() and parent_of(int(p)) == driver)
@@ -266,8 +265,8 @@ fn assert_contained(level: Level, verdicts: &str, unprivileged: bool) {
     let results = read_jsonl(&results);
     assert_eq!(results.len(), records.len(), "every result is written");
     // Below level full, the parent, its parent and the host process at least; at level
-    // full, pid 1 and the host process, which it cannot see.
-    let targets = if level == Level::Full { 2 } else { 3 };
+    // full, the host process, which it cannot see.
+    let targets = if level == Level::Full { 1 } else { 3 };
     for ((attack, _), result) in hostile.iter().zip(&results) {
         assert_ne!(result["status"], "infrastructure", "{name}, {verdicts}, {attack}: {result}");
         assert_eq!(result["passed"], false, "{name}, {verdicts}, {attack}: {result}");
