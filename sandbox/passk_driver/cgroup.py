@@ -64,6 +64,11 @@ class SampleGroup:
         self.peak_per_sample = self._reset_peak()
         self.cpu_base = self._cpu()
         self.oom_base = self._oom_kills()
+        # Kept open, as the other counters are: read after every sample.
+        try:
+            self.pids_events_fd = os.open("pids.events", os.O_RDONLY | os.O_CLOEXEC, dir_fd=self.members_fd)
+        except OSError:
+            self.pids_events_fd = None
         self.refused_forks_base = self._refused_forks()
 
     def join(self):
@@ -106,7 +111,7 @@ class SampleGroup:
                     listing += chunk
             finally:
                 os.close(fd)
-            members = [int(pid) for pid in listing.split() if int(pid) != spared]
+            members = [pid for pid in map(int, listing.split()) if pid != spared]
             if not members:
                 return
             if self.kill_fd is not None and spared is None:
@@ -155,11 +160,6 @@ class SampleGroup:
     def _refused_forks(self):
         """How often the pids controller refused the sample's group a process (the `max`
         of `pids.events`, in v1 and v2 alike; 0 where the kernel has no such file)."""
-        try:
-            fd = os.open("pids.events", os.O_RDONLY | os.O_CLOEXEC, dir_fd=self.members_fd)
-        except OSError:
+        if self.pids_events_fd is None:
             return 0
-        try:
-            return _field(_read(fd), b"max")
-        finally:
-            os.close(fd)
+        return _field(_read(self.pids_events_fd), b"max")

@@ -224,6 +224,16 @@ def _start_in_process(request, context, scratch, cap):
     return Processes(Child(pid), out_r, err_r, record_r, token, cap)
 
 
+def _serve(source, entry_point):
+    """The judged candidate's run: answers the judge's calls, then ends (0 once the judge
+    hung up, 1 if serving failed). Never returns."""
+    try:
+        candidate.serve(source, entry_point, wire.Channel(candidate.CHANNEL_IN, candidate.CHANNEL_OUT))
+    except BaseException:
+        os._exit(1)
+    os._exit(0)
+
+
 def _start_judged(request, context, scratch, cap, problem, entry_point):
     """A candidate process that answers calls of `entry_point`, and the judge's run of
     `problem` (see JudgeProcess.ask) against it."""
@@ -236,20 +246,9 @@ def _start_judged(request, context, scratch, cap, problem, entry_point):
     judge_process.ask(problem, (to_judge_r, to_candidate_w))
     os.close(to_judge_r)
     os.close(to_candidate_w)
-    candidate_pid = fork_sample_process(context)
-    if candidate_pid == 0:
-        try:
-            channel_ends = {candidate.CHANNEL_IN: to_candidate_r, candidate.CHANNEL_OUT: to_judge_w}
-            candidate.confine_candidate(request, context, scratch, {1: out_w, 2: err_w, **channel_ends})
-            source = candidate.read_source()
-            del request
-        except BaseException:
-            os._exit(candidate.EXIT_SETUP_FAILED)
-        try:
-            candidate.serve(source, entry_point, wire.Channel(candidate.CHANNEL_IN, candidate.CHANNEL_OUT))
-        except BaseException:
-            os._exit(1)
-        os._exit(0)
+    channel_ends = {candidate.CHANNEL_IN: to_candidate_r, candidate.CHANNEL_OUT: to_judge_w}
+    candidate_pid = _fork_candidate(request, context, scratch, {1: out_w, 2: err_w, **channel_ends},
+                                    lambda source: _serve(source, entry_point))
     for fd in (out_w, err_w, to_candidate_r, to_judge_w):
         os.close(fd)
     return Processes(Child(candidate_pid), out_r, err_r, judge_process.control.fileno(), b"", cap, judge_process)
