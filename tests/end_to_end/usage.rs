@@ -208,3 +208,38 @@ fn help_describes_itself_and_every_command() {
     assert_eq!(unknown.code, Some(2), "{}", unknown.stderr);
     assert!(unknown.stderr.contains("no command \"evalute\"; the commands are evaluate"), "{}", unknown.stderr);
 }
+
+/// Regression: `passk ... 2>&1 | head -n 1` made passk panic with exit 101 once the
+/// reader was gone, on the next line it wrote. A closed output ends what is shown, not
+/// the run: passk exits quietly and its results are complete.
+#[test]
+fn output_piped_into_a_reader_that_stops_early_ends_quietly_with_the_results_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = repo_root().join("problems/basic-samples.jsonl");
+    let results = dir.path().join("results.jsonl");
+    let passk = passk_tests::passk_binary().display().to_string();
+    for (reader, command) in [
+        (
+            "head -n 1",
+            format!("{passk} evaluate {} --problems basic --results {}", samples.display(), results.display()),
+        ),
+        (
+            "grep -m1 warning",
+            format!(
+                "{passk} evaluate {} --problems basic --restart --results {}",
+                samples.display(),
+                results.display()
+            ),
+        ),
+        ("head -c 10", format!("{passk} canonical --problems basic")),
+        ("head -n 1", format!("{passk} help evaluate")),
+    ] {
+        // passk's own exit code, and what it wrote besides the reader's share.
+        let script = format!("{command} 2>&1 | {reader} >/dev/null; echo ${{PIPESTATUS[0]}}");
+        let run = finish(std::process::Command::new("bash").args(["-c", &script]));
+        assert_eq!(run.stdout.trim(), "0", "{command} | {reader}: {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{command} | {reader}: {}", run.stderr);
+    }
+    let lines = read_jsonl(&results);
+    assert_eq!(lines.len(), read_jsonl(&samples).len(), "every sample has its verdict in the results");
+}

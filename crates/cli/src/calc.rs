@@ -225,11 +225,7 @@ pub fn calc(problems: &[Problem], ks: &[u64], json_output: bool) -> Result<(), C
     } else {
         table(problems, ks, &means)
     };
-    use std::io::Write;
-    std::io::stdout()
-        .lock()
-        .write_all(output.as_bytes())
-        .map_err(|source| CommandError::Write { path: "standard output".into(), source })
+    crate::say::print(output.as_bytes())
 }
 
 fn table(problems: &[Problem], ks: &[u64], means: &[Vec<Option<Computed>>]) -> String {

@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 use crate::error::CommandError;
 use crate::problems::ProblemSet;
 use crate::report::{agree, plural};
+use crate::say::say;
 
 /// How many times each canonical solution runs when calibrating; the slowest counts.
 const CALIBRATION_RUNS: usize = 2;
@@ -93,7 +94,7 @@ pub async fn calibrate(
         })
         .collect();
     if !uncalibrated.is_empty() {
-        eprintln!(
+        say!(
             "warning: {} {} the plain --timeout, having no passing canonical solution to calibrate from (run \
              `passk validate`): {}",
             plural(uncalibrated.len(), "problem"),
@@ -128,20 +129,21 @@ pub async fn validate(options: PoolOptions, problems: &ProblemSet, close: f64) -
         }
     }
     let checked = problems.problems.len() - missing.len();
-    println!(
-        "{checked} canonical solutions of {}: {} pass, {} fail, {} close to the limit",
+    let mut report = format!(
+        "{checked} canonical solutions of {}: {} pass, {} fail, {} close to the limit\n",
         problems.name,
         checked - failing.len(),
         failing.len(),
         slow.len()
     );
     for line in failing.iter().chain(&slow) {
-        println!("{line}");
+        report.push_str(&format!("{line}\n"));
     }
     if !missing.is_empty() {
         let (problems, have) = (plural(missing.len(), "problem"), agree(missing.len(), "has", "have"));
-        println!("  {problems} {have} no canonical solution: {}", missing.join(", "));
+        report.push_str(&format!("  {problems} {have} no canonical solution: {}\n", missing.join(", ")));
     }
+    crate::say::print(report.as_bytes())?;
     if failing.is_empty() {
         Ok(())
     } else {
@@ -156,7 +158,6 @@ pub fn write_samples(
     format: Option<crate::problems::Format>,
     output: Option<&std::path::Path>,
 ) -> Result<(), CommandError> {
-    use std::io::Write;
     let problems = ProblemSet::load(problems, &crate::problems::SetOptions { format, ..Default::default() })?;
     let mut text = Vec::new();
     let mut missing = Vec::new();
@@ -171,7 +172,7 @@ pub fn write_samples(
         }
     }
     if !missing.is_empty() {
-        eprintln!(
+        say!(
             "warning: {} {} no canonical solution and {} left out (evaluate the samples with --partial): {}",
             plural(missing.len(), "problem"),
             agree(missing.len(), "has", "have"),
@@ -182,9 +183,6 @@ pub fn write_samples(
     match output {
         Some(path) => crate::output::write_atomically(path, &text)
             .map_err(|source| CommandError::Write { path: path.display().to_string(), source }),
-        None => std::io::stdout()
-            .lock()
-            .write_all(&text)
-            .map_err(|source| CommandError::Write { path: "standard output".into(), source }),
+        None => crate::say::print(&text),
     }
 }

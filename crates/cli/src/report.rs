@@ -14,6 +14,7 @@ use crate::error::CommandError;
 use crate::input::{string_field, InputError};
 use crate::jsonl::JsonlReader;
 use crate::output::write_atomically;
+use crate::say::say;
 use crate::scores::Scores;
 
 const INFRASTRUCTURE: &str = "infrastructure";
@@ -389,7 +390,7 @@ impl Report<'_> {
     /// `summary` if asked.
     pub fn publish(&self, summary: Option<&Path>) -> Result<(), CommandError> {
         for warning in self.warnings() {
-            eprintln!("warning: {warning}");
+            say!("warning: {warning}");
         }
         self.print()?;
         match summary {
@@ -402,8 +403,9 @@ impl Report<'_> {
 
     /// Prints the table on standard output.
     pub fn print(&self) -> Result<(), CommandError> {
-        self.print_table(&mut std::io::stdout().lock())
-            .map_err(|source| CommandError::Write { path: "standard output".into(), source })
+        let mut table = Vec::new();
+        self.print_table(&mut table).expect("writing to memory succeeds");
+        crate::say::print(&table)
     }
 
     pub fn write_json(&self, path: &Path) -> std::io::Result<()> {

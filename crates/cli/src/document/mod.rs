@@ -17,6 +17,7 @@ use serde::Serialize;
 use crate::error::CommandError;
 use crate::input::InputError;
 use crate::report::Report;
+use crate::say::say;
 use crate::scores::{self, UncertaintyOptions};
 
 pub use self::problems::ProblemRow;
@@ -98,7 +99,7 @@ pub fn write_if_complete(
     uncertainty: &UncertaintyOptions,
 ) -> Result<(), CommandError> {
     if report.scores.scored.is_empty() {
-        eprintln!("warning: no report written to {}: there is no pass@k to report", target.path.display());
+        say!("warning: no report written to {}: there is no pass@k to report", target.path.display());
         return Ok(());
     }
     let rows = problems::read(results)?;

@@ -7,6 +7,7 @@ use passk_runner::{DriverFacts, Isolation, Level, VerdictMode};
 use serde_json::{json, Map, Value};
 
 use super::EvaluateOptions;
+use crate::say::say;
 
 pub fn refused(isolation: &Isolation) -> Value {
     let refused: Map<String, Value> =
@@ -18,7 +19,7 @@ pub fn refused(isolation: &Isolation) -> Value {
 pub fn warn_about_isolation(isolation: &Isolation, syscall_filter: bool) {
     match isolation.level {
         Level::Full => {}
-        Level::None => eprintln!(
+        Level::None => say!(
             "warning: --sandbox none: candidates run unisolated, as passk's own user, with this machine's \
              files and network open to them; use it only for code you trust"
         ),
@@ -34,11 +35,11 @@ pub fn warn_about_isolation(isolation: &Isolation, syscall_filter: bool) {
                  results among them, so a candidate can forge any verdict (train on none of them), read the memory \
                  of other candidates running beside it, reach the network, and a fork bomb is not contained"
             };
-            eprintln!("warning: sandbox degraded to `{level}` ({reason}); {exposed}; {}", Isolation::advice());
+            say!("warning: sandbox degraded to `{level}` ({reason}); {exposed}; {}", Isolation::advice());
         }
     }
     if !syscall_filter && isolation.level != Level::None {
-        eprintln!(
+        say!(
             "warning: this kernel refused the seccomp filter of sandbox/syscalls.toml, which stops candidates \
              from signalling other processes, making namespaces and reaching the kernel's riskier calls"
         );

@@ -38,6 +38,7 @@ use crate::provenance;
 use crate::report::{Report, Subset, Tally};
 use crate::resume;
 use crate::retry;
+use crate::say::say;
 use crate::scores::{self, UncertaintyOptions};
 
 pub use self::journal::JournalError;
@@ -144,7 +145,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         }
     }
     if let Some(hint) = prepared.chat_hint() {
-        eprintln!("warning: {hint}");
+        say!("warning: {hint}");
     }
     let started = Started::new(&options, prepared, interrupted, &interrupt).await?;
     let Started { prepared, pool, pool_options, machine, calibrated, journal, resumed } = started;
@@ -194,7 +195,7 @@ fn set_aside(results: &std::path::Path) -> Result<(), CommandError> {
         let aside_record = rerun::record_path(&aside);
         std::fs::rename(&record, &aside_record).map_err(|source| write_error(&aside_record, source))?;
     }
-    eprintln!("restarting: the earlier results are moved to {} until this run completes", aside.display());
+    say!("restarting: the earlier results are moved to {} until this run completes", aside.display());
     Ok(())
 }
 
@@ -307,7 +308,7 @@ impl Started {
             (Some(recorded), Some(interrupted)) => {
                 refuse_if_different(options, interrupted, &settings)?;
                 if recorded.decided() > 0 {
-                    eprintln!("resuming: {} of {} samples already have results", recorded.decided(), prepared.total);
+                    say!("resuming: {} of {} samples already have results", recorded.decided(), prepared.total);
                 }
                 Journal::resume(&options.results, recorded)
             }
@@ -377,7 +378,7 @@ impl Concluded {
 
         let mut retried = None;
         if stopped.is_none() && !timed_out.is_empty() {
-            eprintln!("running the samples that timed out again, one at a time");
+            say!("running the samples that timed out again, one at a time");
             let verdicts = retry::retry(pool_options, &timed_out, interrupt).await;
             let changed =
                 verdicts.iter().filter(|(_, verdict)| verdict.status != passk_runner::Status::Timeout).count();
@@ -437,7 +438,7 @@ impl Concluded {
             document::write_if_complete(target, "passk evaluate", &report, &options.results, &options.uncertainty)?;
         }
         if let Some(hint) = prepared.chat_hint() {
-            eprintln!("warning: {hint}");
+            say!("warning: {hint}");
         }
         if complete {
             let results_sha256 =
@@ -448,7 +449,7 @@ impl Concluded {
         match stopped {
             None if !unjudgeable.is_empty() => Err(CommandError::Unjudgeable { problems: unjudgeable }),
             None => {
-                eprintln!("results: {} ({:.1} s)", options.results.display(), clock.elapsed().as_secs_f64());
+                say!("results: {} ({:.1} s)", options.results.display(), clock.elapsed().as_secs_f64());
                 Ok(())
             }
             Some(stopped) => Err(CommandError::Stopped(stopped)),

@@ -17,6 +17,7 @@ use crate::resume;
 use crate::scores;
 
 use super::EvaluateOptions;
+use crate::say::say;
 
 /// What a complete run recorded about itself.
 #[derive(Debug, Serialize, Deserialize)]
@@ -55,7 +56,7 @@ impl CompleteRun {
         recorded.remove("sandbox");
         let differences = resume::differences(&recorded, settings);
         if !differences.is_empty() {
-            eprintln!(
+            say!(
                 "{} holds a complete run with other settings ({}); running again",
                 results.display(),
                 differences.join("; ")
@@ -63,7 +64,7 @@ impl CompleteRun {
             return None;
         }
         if crate::provenance::sha256_file(results).ok()? != record.results_sha256 {
-            eprintln!("{} changed since its run; running again", results.display());
+            say!("{} changed since its run; running again", results.display());
             return None;
         }
         Some(record)
@@ -73,7 +74,7 @@ impl CompleteRun {
     pub fn report(mut self, options: &EvaluateOptions, document: Option<&ReportPath>) -> Result<(), CommandError> {
         let (results, ks) = (options.results.as_path(), &options.ks[..]);
         let finished = self.run.get("finished_at").and_then(Value::as_str).unwrap_or("earlier").to_owned();
-        eprintln!(
+        say!(
             "nothing to run: {} holds this command's complete results (finished {finished}); add --restart to run \
              again",
             results.display()

@@ -17,6 +17,7 @@ use super::evalplus::{judging_suite, recording_suite, Recorded};
 use super::{ProblemSet, SetOptions};
 use crate::error::CommandError;
 use crate::report::plural;
+use crate::say::say;
 
 /// What the cache file holds.
 #[derive(Debug, Serialize, Deserialize)]
@@ -59,7 +60,7 @@ pub async fn attach(
             cache
         }
         None => {
-            eprintln!(
+            say!(
                 "computing expected outputs: running the canonical solutions of {} on every input (cached in {})",
                 plural(problems.problems.len(), "problem"),
                 path.display()
@@ -95,7 +96,7 @@ pub async fn attach(
         });
     }
     if !failing.is_empty() {
-        eprintln!(
+        say!(
             "warning: {} cannot be judged, for want of expected outputs: {}",
             plural(failing.len(), "problem"),
             crate::report::first_few(&failing, 5)
