@@ -234,3 +234,27 @@ fn the_comparison_report_shows_both_runs_and_every_problems_difference() {
     assert!(text.contains("| t/2 | 0.9000 | 0.6000 | +0.3000 |"), "{text}");
     assert!(text.contains(&format!("| pass@1 | 0.7200 | 0.6200 | {difference} |")), "{text}");
 }
+
+/// Regression: the chart labelled the integer k `1.0 … 10.0`, and drew `10.0` twice. Each
+/// k is labelled once, as the whole number it is.
+#[test]
+fn the_charts_k_axis_labels_each_whole_k_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.jsonl");
+    results_file(&results, &[10, 8, 9, 2, 7]);
+    let html = dir.path().join("report.html");
+    let scored = finish(passk(["score"]).arg(&results).args(["--k", "1,10", "--report"]).arg(&html));
+    assert_eq!(scored.code, Some(0), "{}", scored.stderr);
+    let page = std::fs::read_to_string(&html).unwrap();
+    let svg = page.split("<svg").nth(1).unwrap().split("</svg>").next().unwrap();
+    let labels: Vec<&str> = svg
+        .split("<text")
+        .skip(1)
+        .map(|text| text.split_once('>').unwrap().1.split('<').next().unwrap().trim())
+        .collect();
+    // The k axis's labels follow its title `k` and the estimate axis's eleven (0.0 to
+    // 1.0), and come before the legend.
+    let after_k = labels.iter().skip_while(|label| **label != "k").skip(12);
+    let k_labels: Vec<&str> = after_k.take_while(|label| !label.starts_with("pass")).copied().collect();
+    assert_eq!(k_labels, ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"], "{labels:?}");
+}

@@ -72,6 +72,21 @@ pub fn pass_series(points: &[Point]) -> Vec<Series> {
 pub const BLUE_LINE: RGBColor = RGBColor(31, 119, 180);
 pub const RED_LINE: RGBColor = RGBColor(214, 39, 40);
 
+/// Where the k axis is labelled: k is a whole number, so each label is one, and each
+/// once: every k up to 10, then 1, 2 and 5 times each power of ten, up to `max_k`.
+fn k_ticks(max_k: u64) -> Vec<f64> {
+    if max_k <= 10 {
+        return (1..=max_k).map(|k| k as f64).collect();
+    }
+    let mut ticks = Vec::new();
+    let mut decade = 1;
+    while decade <= max_k {
+        ticks.extend([decade, 2 * decade, 5 * decade].into_iter().filter(|&k| k <= max_k).map(|k| k as f64));
+        decade *= 10;
+    }
+    ticks
+}
+
 /// The chart of `series` over k, each line with its 95% band, as an `<svg>` element.
 pub fn svg(caption: &str, series: &[Series]) -> Result<String, String> {
     let mut svg = String::new();
@@ -85,9 +100,15 @@ pub fn svg(caption: &str, series: &[Series]) -> Result<String, String> {
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(48)
-            .build_cartesian_2d((1f64..max_k).log_scale(), 0f64..1f64)
+            .build_cartesian_2d((1f64..max_k).log_scale().with_key_points(k_ticks(max_k as u64)), 0f64..1f64)
             .map_err(|e| e.to_string())?;
-        chart.configure_mesh().x_desc("k").y_desc("estimate").draw().map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_desc("k")
+            .y_desc("estimate")
+            .x_label_formatter(&|k| format!("{k:.0}"))
+            .draw()
+            .map_err(|e| e.to_string())?;
         for (name, color, values) in series {
             let color = *color;
             let band: Vec<(f64, f64)> = values
