@@ -240,3 +240,27 @@ fn two_sided_p(z: f64) -> f64 {
     }
     1.0 - 2.0 / std::f64::consts::PI.sqrt() * sum
 }
+
+/// Regression: `--bootstrap N` put its interval in the summary only, and the terminal
+/// table showed nothing of it; and where every problem has the same estimate (a variance
+/// of 0) the table split that nothing into `0% sampling noise ..., 100% differences`.
+#[test]
+fn the_table_shows_the_bootstrap_interval_and_no_shares_of_a_variance_of_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.jsonl");
+    results_file(&results, 10, &[10, 8, 9, 2, 7, 10, 0, 5], &["g"]);
+    let path = dir.path().join("summary.json");
+    let run = finish(passk(["score", "--k", "1", "--bootstrap", "2000"]).arg(&results).arg("--summary").arg(&path));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let interval = &summary(&path)["bootstrap_ci95"]["pass@1"];
+    let shown = format!("bootstrap [{:.4}, {:.4}]", interval[0].as_f64().unwrap(), interval[1].as_f64().unwrap());
+    let line = run.stdout.lines().find(|line| line.trim_start().starts_with("pass@1")).unwrap();
+    assert!(line.ends_with(&shown), "{shown}: {}", run.stdout);
+
+    results_file(&results, 10, &[10, 10, 10], &["g"]);
+    let run = finish(passk(["score", "--k", "1"]).arg(&results).arg("--summary").arg(&path));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let variance = run.stdout.lines().find(|line| line.trim_start().starts_with("variance")).unwrap();
+    assert_eq!(variance, "  variance      pass@1: none: every problem has the same estimate", "{}", run.stdout);
+    assert_eq!(summary(&path)["variance"]["pass@1"]["within_share"], Value::Null);
+}

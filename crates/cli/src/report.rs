@@ -284,6 +284,9 @@ impl Report<'_> {
             if let (Some(se), Some((low, high))) = (scored.stderr, scored.ci95) {
                 write!(out, " ± {se:.4}  95% CI [{low:.4}, {high:.4}]")?;
             }
+            if let Some((low, high)) = scored.bootstrap {
+                write!(out, "  bootstrap [{low:.4}, {high:.4}]")?;
+            }
             if let Some(subset) = &self.subset {
                 write!(out, "  over {} of {} problems", self.tally.problems(), subset.of)?;
             }
@@ -294,15 +297,16 @@ impl Report<'_> {
             writeln!(out, "  {:<14}{:>8.4}  test-case average{bound}", "tests passed", average.mean)?;
         }
         for scored in &self.scores.scored {
-            if let (Some(split), Metric::PassAt) = (scored.variance, scored.summary.metric()) {
+            let (Some(split), Metric::PassAt) = (scored.variance, scored.summary.metric()) else { continue };
+            let name = scored.summary.name();
+            if split.total > 0.0 {
                 let noise = (split.within_share() * 100.0).round();
-                writeln!(
-                    out,
-                    "  {:<14}{}: {noise}% sampling noise within problems, {}% differences between them",
-                    "variance",
-                    scored.summary.name(),
-                    100.0 - noise
-                )?;
+                let between = 100.0 - noise;
+                let shares = format!("{noise}% sampling noise within problems, {between}% differences between them");
+                writeln!(out, "  {:<14}{name}: {shares}", "variance")?;
+            } else {
+                // No variance has no shares to split into.
+                writeln!(out, "  {:<14}{name}: none: every problem has the same estimate", "variance")?;
             }
         }
         for (name, value) in &self.footer {
@@ -350,8 +354,10 @@ impl Report<'_> {
                 bootstrap.insert(name.clone(), json!([low, high]));
             }
             if let Some(split) = scored.variance {
+                // A variance of 0 has no shares: within_share is then null.
+                let within_share = (split.total > 0.0).then(|| split.within_share());
                 let entry = json!({ "total": split.total, "within": split.within, "between": split.between,
-                                    "within_share": split.within_share() });
+                                    "within_share": within_share });
                 variance.insert(name, entry);
             }
         }
