@@ -309,3 +309,35 @@ fn a_whole_json_document_or_a_byte_order_mark_gets_the_fix_in_the_message() {
         &["samples.jsonl", "byte-order mark", "remove the byte-order mark"],
     );
 }
+
+/// Regression: a `--results` in a folder this user cannot write was reported as `cannot
+/// create or lock <results>.lock`, a file the user never named, with exit 1 where the
+/// same mistake with `--summary` exits 2. Both name the user's path, exit 2, and say
+/// which user cannot write where.
+#[test]
+fn a_results_folder_this_user_cannot_write_is_named_as_given_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let folder = dir.path().join("read-only");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::set_permissions(&folder, std::os::unix::fs::PermissionsExt::from_mode(0o555)).unwrap();
+    for option in ["--results", "--summary"] {
+        let target = folder.join("out.jsonl");
+        let mut command = passk(["evaluate"]);
+        command.arg(&samples).args(["--problems", "basic", "--partial", option]).arg(&target);
+        if option == "--summary" {
+            let writable = dir.path().join("writable");
+            std::fs::create_dir(&writable).unwrap();
+            std::fs::set_permissions(&writable, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+            command.arg("--results").arg(writable.join("results.jsonl"));
+        }
+        // Root writes anywhere: the folder refuses only an unprivileged user.
+        passk_tests::as_unprivileged_user(&mut command);
+        let finished = finish(&mut command);
+        let target = target.display().to_string();
+        assert_rejected(&finished, &[&format!("cannot write {option} {target}: Permission denied"), "cannot write in"]);
+        assert!(!finished.stderr.contains(".lock"), "{}", finished.stderr);
+    }
+}

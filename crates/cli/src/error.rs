@@ -99,7 +99,7 @@ impl CommandError {
             | CommandError::Calc { .. }
             | CommandError::CompareInput { .. }
             | CommandError::Resume(resume::ResumeError::NoSettings { .. })
-            | CommandError::Lock(lock::LockError::Busy { .. })
+            | CommandError::Lock(_)
             | CommandError::Journal(JournalError::Damaged { .. }) => EXIT_BAD_INPUT,
             CommandError::Stopped(Stopped::Interrupted { .. }) | CommandError::Interrupted { .. } => EXIT_INTERRUPTED,
             CommandError::Stopped(Stopped::Infrastructure { .. }) | CommandError::IncompleteResults { .. } => {

@@ -1,5 +1,7 @@
 //! What passk reads: problem sets, samples and results, and what is wrong with them.
 
+use std::path::Path;
+
 use passk_runner::Candidate;
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -82,13 +84,36 @@ pub enum InputError {
     Calc { path: String, line: usize, message: String },
     #[error("--report {path}: the name must end in .html or .md, which says which report to write")]
     ReportFormat { path: String },
-    #[error("cannot write {option} {path}")]
-    Unwritable {
-        option: &'static str,
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("cannot write {option} {path}: {reason}{advice}")]
+    Unwritable { option: &'static str, path: String, reason: std::io::Error, advice: String },
+}
+
+impl InputError {
+    /// `path`, given as `option`, cannot be written: with what to do about it where the
+    /// folder refuses this user.
+    pub fn unwritable(option: &'static str, path: &Path, reason: std::io::Error) -> InputError {
+        let advice = if reason.kind() == std::io::ErrorKind::PermissionDenied {
+            let folder = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let uid = nix::unistd::geteuid();
+            let fix = if in_container() {
+                // The image's user is rarely the owner of a folder mounted from the host.
+                "run the container as the folder's owner (`docker run --user \"$(id -u):$(id -g)\" ...`) or \
+                 choose another"
+            } else {
+                "make it writable or choose another"
+            };
+            format!("; this user (uid {uid}) cannot write in {}: {fix} {option}", folder.display())
+        } else {
+            String::new()
+        };
+        InputError::Unwritable { option, path: path.display().to_string(), reason, advice }
+    }
+}
+
+/// Whether passk runs in a container made by Docker or Podman, which mark their
+/// containers' roots.
+fn in_container() -> bool {
+    Path::new("/.dockerenv").exists() || Path::new("/run/.containerenv").exists()
 }
 
 /// Reads a required string field.

@@ -20,8 +20,9 @@ pub enum LockError {
          --results"
     )]
     Busy { results: String, holder: String },
-    #[error("cannot create or lock {}", .path.display())]
+    #[error("cannot lock --results {results} (through {})", .path.display())]
     Io {
+        results: String,
         path: PathBuf,
         #[source]
         source: std::io::Error,
@@ -40,7 +41,7 @@ impl ResultsLock {
         let mut name = results.as_os_str().to_owned();
         name.push(".lock");
         let path = PathBuf::from(name);
-        let io = |source| LockError::Io { path: path.clone(), source };
+        let io = |source| LockError::Io { results: results.display().to_string(), path: path.clone(), source };
         loop {
             let file =
                 OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;

@@ -44,11 +44,7 @@ impl ReportPath {
             Some("md" | "markdown") => Format::Markdown,
             _ => return Err(InputError::ReportFormat { path: path.display().to_string() }),
         };
-        crate::output::check_writable(path).map_err(|source| InputError::Unwritable {
-            option: "--report",
-            path: path.display().to_string(),
-            source,
-        })?;
+        crate::output::check_writable(path).map_err(|source| InputError::unwritable("--report", path, source))?;
         Ok(ReportPath { path: path.to_owned(), format })
     }
 }

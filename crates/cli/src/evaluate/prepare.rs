@@ -42,16 +42,14 @@ impl Prepared {
         if !samples::is_stream(&options.samples) && same_file(&options.samples, &options.results) {
             return Err(InputError::ResultsOverSamples { path: options.results.display().to_string() }.into());
         }
-        let lock = ResultsLock::acquire(&options.results)?;
+        // The results are tried first, so that a folder that refuses them is named as
+        // the user gave it, not by the lock file beside it.
         let outputs =
             std::iter::once(("--results", &options.results)).chain(options.summary.iter().map(|s| ("--summary", s)));
         for (option, path) in outputs {
-            crate::output::check_writable(path).map_err(|source| InputError::Unwritable {
-                option,
-                path: path.display().to_string(),
-                source,
-            })?;
+            crate::output::check_writable(path).map_err(|source| InputError::unwritable(option, path, source))?;
         }
+        let lock = ResultsLock::acquire(&options.results)?;
         let report = options.report.as_deref().map(ReportPath::new).transpose()?;
         // Meanwhile the interpreter is found; a bad input is still reported first.
         let checking = {
