@@ -4,9 +4,12 @@
 //! says is in force, and the verdicts of the bundled samples, hostile ones included.
 //!
 //! They need a Docker engine and a Debian base image (`tests/support/make-docker-base`
-//! makes one where none can be pulled), so they run only when asked, with
-//! `PASSK_CONTAINER_TESTS=1` as CI does; asked on a host without an engine, they fail.
+//! makes one where none can be pulled). With `PASSK_CONTAINER_TESTS=1`, as CI sets, they
+//! must run: without an engine they fail. Unset, they run where `docker info` answers,
+//! making the base image if it is missing, and where they cannot, each says on the
+//! terminal that it was skipped and why. `PASSK_CONTAINER_TESTS=0` skips them, as loudly.
 
+use std::io::Write;
 use std::process::Command;
 use std::sync::OnceLock;
 
@@ -15,28 +18,79 @@ use serde_json::Value;
 
 const IMAGE: &str = "passk-test:latest";
 
-/// The image under test, built once; `None` when container tests were not asked for.
-fn image() -> Option<&'static str> {
-    static BUILT: OnceLock<bool> = OnceLock::new();
-    let built = *BUILT.get_or_init(|| {
-        if std::env::var("PASSK_CONTAINER_TESTS").as_deref() != Ok("1") {
-            eprintln!("container tests skipped: set PASSK_CONTAINER_TESTS=1 (needs Docker; see tests/support/make-docker-base)");
-            return false;
+/// The image under test, built once; or why the container tests cannot run here.
+fn built_image() -> Result<&'static str, &'static str> {
+    static BUILT: OnceLock<Result<&'static str, String>> = OnceLock::new();
+    let built = BUILT.get_or_init(|| {
+        let asked = std::env::var("PASSK_CONTAINER_TESTS").ok();
+        if asked.as_deref() == Some("0") {
+            return Err("PASSK_CONTAINER_TESTS=0".to_owned());
         }
+        let required = asked.as_deref() == Some("1");
         let base = std::env::var("PASSK_DOCKER_BASE").unwrap_or_else(|_| "passk-base:bookworm".to_owned());
-        let binary = passk_binary().strip_prefix(repo_root()).expect("passk is built inside the repository").to_owned();
+        if let Err(why) = engine_with_base(&base) {
+            assert!(!required, "PASSK_CONTAINER_TESTS=1, but {why}");
+            return Err(why);
+        }
+        // The context holds what the Dockerfile copies, wherever cargo put passk.
+        let context = tempfile::tempdir().unwrap();
+        std::fs::create_dir(context.path().join("problems")).unwrap();
+        for file in ["Dockerfile", "problems/fetch-humaneval"] {
+            std::fs::copy(repo_root().join(file), context.path().join(file)).unwrap();
+        }
+        std::fs::copy(passk_binary(), context.path().join("passk")).unwrap();
         let output = Command::new("docker")
             .args(["build", "--quiet", "-t", IMAGE, "--build-arg"])
             .arg(format!("BASE={base}"))
-            .arg("--build-arg")
-            .arg(format!("BINARY={}", binary.display()))
-            .arg(repo_root())
+            .args(["--build-arg", "BINARY=passk"])
+            .arg(context.path())
             .output()
-            .expect("container tests were asked for, and need the docker command");
+            .expect("docker answered `docker info`");
         assert!(output.status.success(), "docker build failed: {}", String::from_utf8_lossy(&output.stderr));
-        true
+        Ok(IMAGE)
     });
-    built.then_some(IMAGE)
+    built.as_ref().copied().map_err(String::as_str)
+}
+
+/// Whether a Docker engine answers and has `base`, made with `make-docker-base` if
+/// missing; if not, why not.
+fn engine_with_base(base: &str) -> Result<(), String> {
+    let info = Command::new("docker").args(["info", "--format", "{{.ServerVersion}}"]).output();
+    match info {
+        Err(error) => return Err(format!("there is no docker command ({error})")),
+        Ok(info) if !info.status.success() => {
+            let why = String::from_utf8_lossy(&info.stderr);
+            return Err(format!("no Docker engine answers (docker info: {})", why.trim()));
+        }
+        Ok(_) => {}
+    }
+    let inspected = Command::new("docker").args(["image", "inspect", base]).output().expect("docker runs");
+    if inspected.status.success() {
+        return Ok(());
+    }
+    let made = Command::new(repo_root().join("tests/support/make-docker-base")).arg(base).output();
+    match made {
+        Ok(made) if made.status.success() => Ok(()),
+        Ok(made) => Err(format!(
+            "the base image {base} is missing and tests/support/make-docker-base could not make it: {}",
+            String::from_utf8_lossy(&made.stderr).trim().lines().last().unwrap_or("")
+        )),
+        Err(error) => Err(format!("the base image {base} is missing and make-docker-base did not start: {error}")),
+    }
+}
+
+/// The image, or `None` after saying on the terminal that `test` was skipped and why:
+/// past the test harness's capture, so that a skip is never read as a pass.
+fn image(test: &str) -> Option<&'static str> {
+    match built_image() {
+        Ok(image) => Some(image),
+        Err(why) => {
+            let line = format!("\nSKIPPED, NOT RUN: container test {test}: {why}\n");
+            // A direct write: the harness captures only `eprintln!`.
+            let _ = std::io::stderr().write_all(line.as_bytes());
+            None
+        }
+    }
 }
 
 struct ContainerRun {
@@ -113,7 +167,7 @@ const README_FLAGS: [&str; 6] = [
 
 #[test]
 fn with_dockers_default_flags_passk_degrades_and_says_exactly_what_holds() {
-    let Some(image) = image() else { return };
+    let Some(image) = image("with_dockers_default_flags_passk_degrades_and_says_exactly_what_holds") else { return };
     for (user, level) in [("0", "uid"), ("10001", "minimal")] {
         let run = evaluate_in_container(image, &["--user", user], &bundled_samples(), Problems::Bundled("basic"));
         let how = format!("default flags, user {user}");
@@ -135,7 +189,7 @@ fn with_dockers_default_flags_passk_degrades_and_says_exactly_what_holds() {
 
 #[test]
 fn with_the_readme_flags_a_container_gets_full_isolation() {
-    let Some(image) = image() else { return };
+    let Some(image) = image("with_the_readme_flags_a_container_gets_full_isolation") else { return };
     for user in ["0", "10001"] {
         let flags = [&README_FLAGS[..], &["--user", user]].concat();
         let run = evaluate_in_container(image, &flags, &bundled_samples(), Problems::Bundled("basic"));
@@ -160,7 +214,9 @@ fn with_the_readme_flags_a_container_gets_full_isolation() {
 
 #[test]
 fn a_locked_down_container_runs_as_its_user_and_refuses_to_run_candidates_as_root() {
-    let Some(image) = image() else { return };
+    let Some(image) = image("a_locked_down_container_runs_as_its_user_and_refuses_to_run_candidates_as_root") else {
+        return;
+    };
     let locked = ["--read-only", "--tmpfs", "/tmp", "--cap-drop", "ALL", "--memory", "1g", "--pids-limit", "256"];
     let run = evaluate_in_container(image, &locked, &bundled_samples(), Problems::Bundled("basic"));
     assert_bundled_verdicts(&run, "locked down");
@@ -174,7 +230,11 @@ fn a_locked_down_container_runs_as_its_user_and_refuses_to_run_candidates_as_roo
         Problems::Bundled("basic"),
     );
     assert_eq!(as_root.finished.code, Some(1), "{}", as_root.finished.stderr);
-    assert!(as_root.finished.stderr.contains("never runs candidates as root"), "{}", as_root.finished.stderr);
+    // Regression: the refusal blamed the interpreter, not the capabilities dropped.
+    let refusal = &as_root.finished.stderr;
+    assert!(refusal.contains("never runs candidates as root"), "{refusal}");
+    assert!(refusal.contains("without the capabilities") && refusal.contains("CAP_SETUID"), "{refusal}");
+    assert!(refusal.contains("--user") && !refusal.contains("interpreter"), "{refusal}");
     assert!(as_root.results.is_empty(), "nothing ran");
 }
 
@@ -182,7 +242,7 @@ fn a_locked_down_container_runs_as_its_user_and_refuses_to_run_candidates_as_roo
 /// nothing of the host's but the samples file, and every canonical solution passes.
 #[test]
 fn the_image_alone_fetches_humaneval_and_every_canonical_solution_passes() {
-    let Some(image) = image() else { return };
+    let Some(image) = image("the_image_alone_fetches_humaneval_and_every_canonical_solution_passes") else { return };
     let samples = humaneval_canonical_samples();
     let run = evaluate_in_container(image, &[], &samples, Problems::FetchedHumanEval);
     assert_eq!(run.finished.code, Some(0), "{}", run.finished.stderr);
@@ -190,4 +250,77 @@ fn the_image_alone_fetches_humaneval_and_every_canonical_solution_passes() {
     let failed: Vec<&Value> = run.results.iter().filter(|result| result["passed"] != true).collect();
     assert!(failed.is_empty(), "{failed:#?}");
     assert_eq!(run.line("pass@1"), "1.0000 ± 0.0000  95% CI [1.0000, 1.0000]", "{}", run.finished.stdout);
+}
+
+/// The README's `docker run` commands, each with its continuation lines joined.
+fn readme_docker_runs() -> Vec<String> {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let section = readme.split("### In Docker").nth(1).unwrap().split("\n## ").next().unwrap();
+    let mut commands = Vec::new();
+    let mut lines = section.lines();
+    while let Some(line) = lines.next() {
+        if !line.starts_with("docker run") {
+            continue;
+        }
+        let mut command = line.to_owned();
+        while command.ends_with('\\') {
+            command.pop();
+            command.push_str(lines.next().unwrap().trim_start());
+        }
+        commands.push(command);
+    }
+    commands
+}
+
+/// Regression: both `docker run` commands of the README failed with `Permission denied`
+/// on the results lock, since the image's user cannot write a folder mounted from the
+/// host that another user owns. Run as written, by a host user who owns the folder (uid
+/// 4242 here, through an `id` that says so), both evaluate HumanEval's canonical
+/// solutions; without `--user`, passk refuses with exit 2 and names the fix.
+#[test]
+fn the_readmes_docker_commands_work_as_written_for_a_user_who_owns_the_folder() {
+    let Some(image) = image("the_readmes_docker_commands_work_as_written_for_a_user_who_owns_the_folder") else {
+        return;
+    };
+    let commands = readme_docker_runs();
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    let bin = tempfile::tempdir().unwrap();
+    let id = bin.path().join("id");
+    std::fs::write(&id, "#!/bin/sh\necho 4242\n").unwrap();
+    std::fs::set_permissions(&id, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap());
+    let samples = humaneval_canonical_samples();
+    let run_in_users_folder = |command: &str| {
+        let folder = tempfile::tempdir().unwrap();
+        write_jsonl(&folder.path().join("samples.jsonl"), &samples);
+        let problems = folder.path().join("problems/humaneval");
+        std::fs::create_dir_all(&problems).unwrap();
+        let gz = "HumanEval.jsonl.gz";
+        std::fs::copy(passk_tests::humaneval_dir().join(gz), problems.join(gz)).unwrap();
+        let owned = Command::new("chown").args(["-R", "4242:4242"]).arg(folder.path()).status().unwrap();
+        assert!(owned.success());
+        // The image under test stands for the README's `passk`.
+        let command = command.replacen(" passk ", &format!(" {image} "), 1);
+        let finished = finish(Command::new("sh").args(["-c", &command]).current_dir(folder.path()).env("PATH", &path));
+        let results = folder.path().join("samples.jsonl_results.jsonl");
+        let results = if results.exists() { read_jsonl(&results) } else { Vec::new() };
+        (finished, results)
+    };
+    for command in &commands {
+        assert!(command.contains("--user \"$(id -u):$(id -g)\""), "{command}");
+        let (finished, results) = run_in_users_folder(command);
+        assert_eq!(finished.code, Some(0), "{command}: {}", finished.stderr);
+        assert_eq!(results.len(), 164, "{command}");
+        assert!(results.iter().all(|result| result["passed"] == true), "{command}");
+    }
+    let without_user = commands[0].replace("--user \"$(id -u):$(id -g)\" ", "");
+    let (refused, results) = run_in_users_folder(&without_user);
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(refused.stderr.contains("cannot write --results samples.jsonl_results.jsonl"), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("uid 10001") && refused.stderr.contains("--user \"$(id -u):$(id -g)\""),
+        "{}",
+        refused.stderr
+    );
+    assert!(results.is_empty());
 }

@@ -180,6 +180,11 @@ impl Pool {
                 None => Err(error),
             },
             Err(error) if *weakest == Level::Uid => match refusal(&error) {
+                // Without these, no interpreter would help: say what is missing.
+                Some(_) if !sandbox::missing_user_capabilities().is_empty() => {
+                    let missing = sandbox::missing_user_capabilities().join(", ");
+                    Err(SandboxError::RootWithoutCapabilities { missing }.into())
+                }
                 Some(reason) => Err(SandboxError::RootWithoutAnotherUser { reason }.into()),
                 None => Err(error),
             },

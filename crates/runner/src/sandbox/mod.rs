@@ -172,6 +172,20 @@ impl Isolation {
     }
 }
 
+/// The capabilities root needs to hand candidates to another user (give them their
+/// directories, and become that user) that this process lacks, by name.
+pub fn missing_user_capabilities() -> Vec<&'static str> {
+    const NEEDED: [(u32, &str); 3] = [(0, "CAP_CHOWN"), (6, "CAP_SETGID"), (7, "CAP_SETUID")];
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let effective = status
+        .lines()
+        .find_map(|line| line.strip_prefix("CapEff:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok());
+    // Where /proc does not say, nothing is known to be missing.
+    let Some(effective) = effective else { return Vec::new() };
+    NEEDED.iter().filter(|(bit, _)| effective & (1 << bit) == 0).map(|(_, name)| *name).collect()
+}
+
 #[derive(Debug, Error)]
 pub enum SandboxError {
     #[error("full isolation is unavailable ({reason}); {}", Isolation::advice())]
@@ -183,6 +197,13 @@ pub enum SandboxError {
         Isolation::advice()
     )]
     RootWithoutAnotherUser { reason: String },
+    #[error(
+        "passk runs as root without the capabilities to run candidates as another user ({missing}: a container \
+         started with `--cap-drop ALL` has none); passk never runs candidates as root: run it as an unprivileged \
+         user (`docker run --user \"$(id -u):$(id -g)\"`, or the image's own user), or keep Docker's default \
+         capabilities"
+    )]
+    RootWithoutCapabilities { missing: String },
     #[error(
         "python {python} carries {found}, whose answers candidates could read at sandbox level {level}, where the \
          interpreter's packages cannot be hidden: give --python an environment without it (--allow-package cannot \
