@@ -341,3 +341,39 @@ fn a_results_folder_this_user_cannot_write_is_named_as_given_with_exit_2() {
         assert!(!finished.stderr.contains(".lock"), "{}", finished.stderr);
     }
 }
+
+/// Regression: messages that pointed the wrong way. Samples and problems swapped got
+/// "name it with --format"; MBPP's samples against another set got "field task_id must
+/// be a string"; `--problems humaneval` did not say where HumanEval comes from. Each
+/// now says what happened and what to do, in the whole of stderr.
+#[test]
+fn samples_for_the_wrong_place_or_set_are_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let problems = passk_tests::repo_root().join("problems/basic.jsonl");
+    let mbpp = dir.path().join("mbpp-samples.jsonl");
+    write_jsonl(&mbpp, &[json!({"task_id": 11, "completion": "def remove_Occ(s, ch):\n    return s\n"})]);
+    let mbpp_plus = dir.path().join("mbpp-plus-samples.jsonl");
+    write_jsonl(&mbpp_plus, &[json!({"task_id": "Mbpp/2", "solution": "def similar_elements(a, b):\n    return a\n"})]);
+    let cases: [(&str, &Path, &Path); 5] = [
+        ("samples and problems swapped", &problems, &samples),
+        ("a problem set as the samples", &problems, Path::new("basic")),
+        ("MBPP's samples against another set", &mbpp, Path::new("basic")),
+        ("MBPP+'s samples against another set", &mbpp_plus, Path::new("basic")),
+        ("HumanEval not fetched", &samples, Path::new("humaneval")),
+    ];
+    let mut transcript = String::new();
+    let results = dir.path().join("r.jsonl");
+    for (case, given, problems) in cases {
+        let finished =
+            finish(passk(["evaluate"]).arg(given).arg("--problems").arg(problems).arg("--results").arg(&results));
+        assert_eq!(finished.code, BAD_INPUT, "{case}: {}", finished.stderr);
+        transcript.push_str(&format!("{case}:\n{}\n", finished.stderr));
+    }
+    let dir = dir.path().display().to_string();
+    let root = passk_tests::repo_root().display().to_string();
+    insta::with_settings!({ filters => vec![(dir.as_str(), "[dir]"), (root.as_str(), "[repo]")] }, {
+        insta::assert_snapshot!("wrong-way-messages", transcript);
+    });
+}

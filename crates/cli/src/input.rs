@@ -38,6 +38,10 @@ pub enum InputError {
     Field { path: String, line: usize, field: &'static str, message: String },
     #[error("{path}:{line}: cannot tell the format from the fields ({fields}); name it with --format")]
     UnknownFormat { path: String, line: usize, fields: String },
+    #[error("{path}:{line}: this is a samples file (fields {fields}), given as --problems; are the two files swapped? the command is `passk evaluate SAMPLES --problems PROBLEMS`")]
+    SamplesAsProblems { path: String, line: usize, fields: String },
+    #[error("{path}:{line}: this is a problem set (fields {fields}), given as the samples; are the two files swapped? the command is `passk evaluate SAMPLES --problems PROBLEMS`")]
+    ProblemsAsSamples { path: String, line: usize, fields: String },
     #[error("{path}:{line}: task {task_id}: none of the functions the reference `code` defines is called by `test_list`, so the entry point is unknown")]
     NoEntryPoint { path: String, line: usize, task_id: String },
     #[error("--verdicts in-process runs test code with the candidate; {path} is in the {format} format, whose tests are inputs and expected outputs, judged by passk's judge")]
@@ -52,8 +56,10 @@ pub enum InputError {
     EntryPoint { path: String, line: usize, value: String },
     #[error("{path}:{line}: task_id {task_id:?} appears again (first on line {first})")]
     DuplicateTask { path: String, line: usize, task_id: String, first: usize },
-    #[error("{path}:{line}: field `task_id` is {task_id:?}, which is not in the problem set {problems}")]
-    UnknownTask { path: String, line: usize, task_id: String, problems: String },
+    #[error("{path}:{line}: field `task_id` is {task_id:?}, which is not in the problem set {problems}{hint}")]
+    UnknownTask { path: String, line: usize, task_id: String, problems: String, hint: String },
+    #[error("{path}:{line}: field `task_id` is the number {task_id}, and the ids of {problems} are strings such as {example:?}: these samples belong to another problem set (MBPP's and APPS's ids are numbers)")]
+    ForeignNumericTask { path: String, line: usize, task_id: String, problems: String, example: String },
     #[error("{path}:{line}: has both `completion` and `solution`; a sample gives one")]
     BothCandidates { path: String, line: usize },
     #[error("{path}:{line}: field `completion` (or `solution`) is missing")]
@@ -66,8 +72,8 @@ pub enum InputError {
     ResultsOverSamples { path: String },
     #[error("{path} holds an interrupted run with other settings ({differences}); run with those settings to resume it, or add --restart to start over")]
     ResumeMismatch { path: String, differences: String },
-    #[error("{name:?} is neither a problem file nor a bundled problem set (bundled: {bundled})")]
-    UnknownProblemSet { name: String, bundled: String },
+    #[error("{name:?} is neither a problem file nor a bundled problem set (bundled: {bundled}){hint}")]
+    UnknownProblemSet { name: String, bundled: String, hint: &'static str },
     #[error(
         "{path}: starts with a UTF-8 byte-order mark, which JSON Lines does not allow; remove the byte-order mark"
     )]
@@ -162,14 +168,28 @@ pub fn sample(source: &str, problems: &ProblemSet, record: Record) -> Result<Sam
             fields.insert("task_id".into(), Value::String(id.clone()));
             id
         }
+        Some(Value::Number(number)) => {
+            return Err(InputError::ForeignNumericTask {
+                path: source.to_owned(),
+                line,
+                task_id: number.to_string(),
+                problems: problems.name.clone(),
+                example: problems.problems[0].task_id.clone(),
+            })
+        }
         _ => string_field(source, line, &fields, "task_id")?,
     };
     let problem = problems.position(&task_id).ok_or_else(|| InputError::UnknownTask {
         path: source.to_owned(),
         line,
+        hint: foreign_task_hint(&task_id, problems),
         task_id,
         problems: problems.name.clone(),
     })?;
+    if !fields.contains_key("completion") && !fields.contains_key("solution") && looks_like_a_problem(&fields) {
+        let names: Vec<&str> = fields.keys().map(String::as_str).collect();
+        return Err(InputError::ProblemsAsSamples { path: source.to_owned(), line, fields: names.join(", ") });
+    }
     let candidate = match (fields.contains_key("completion"), fields.contains_key("solution")) {
         (true, true) => return Err(InputError::BothCandidates { path: source.to_owned(), line }),
         (true, false) => Candidate::Completion(string_field(source, line, &fields, "completion")?),
@@ -177,4 +197,23 @@ pub fn sample(source: &str, problems: &ProblemSet, record: Record) -> Result<Sam
         (false, false) => return Err(InputError::NoCandidate { path: source.to_owned(), line }),
     };
     Ok(Sample { line, problem, candidate, fields })
+}
+
+/// Whether a record has the fields of a problem rather than of a sample.
+fn looks_like_a_problem(fields: &Map<String, Value>) -> bool {
+    ["prompt", "test", "test_list", "entry_point", "canonical_solution"].iter().any(|field| fields.contains_key(*field))
+}
+
+/// Where a task id's family (`Mbpp` of `Mbpp/2`) is none of the set's, the samples were
+/// written for another problem set: say so.
+fn foreign_task_hint(task_id: &str, problems: &ProblemSet) -> String {
+    let family = |id: &str| id.split_once('/').map(|(family, _)| family.to_owned());
+    let theirs = family(task_id);
+    if theirs.is_none() || problems.problems.iter().any(|problem| family(&problem.task_id) == theirs) {
+        return String::new();
+    }
+    format!(
+        ": these samples belong to another problem set (the set's ids are such as {:?})",
+        problems.problems[0].task_id
+    )
 }

@@ -167,6 +167,7 @@ impl ProblemSet {
                     return Err(InputError::UnknownProblemSet {
                         name: name.to_owned(),
                         bundled: BUNDLED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
+                        hint: where_to_get(name),
                     })
                 }
             }
@@ -228,6 +229,16 @@ impl ProblemSet {
     }
 }
 
+/// How to get a well-known set named as if it were bundled.
+fn where_to_get(name: &str) -> &'static str {
+    if name.to_ascii_lowercase().replace(['-', '_'], "").contains("humaneval") {
+        "; HumanEval is not bundled: problems/fetch-humaneval downloads it, then give --problems \
+         problems/humaneval/HumanEval.jsonl.gz"
+    } else {
+        ""
+    }
+}
+
 /// The format of the records `reader` holds, told from the first.
 fn detect(mut reader: JsonlReader) -> Result<Format, InputError> {
     let source = reader.source().to_owned();
@@ -243,7 +254,15 @@ fn detect(mut reader: JsonlReader) -> Result<Format, InputError> {
     let (line, text) = first;
     let fields = raw::fields(&text).map_err(|message| InputError::Json { path: source.clone(), line, message })?;
     let names: Vec<&str> = fields.iter().map(|(name, _)| name.as_str()).collect();
-    Format::of_fields(&names).ok_or_else(|| InputError::UnknownFormat { path: source, line, fields: names.join(", ") })
+    let is_sample = names.contains(&"completion") || names.contains(&"solution");
+    Format::of_fields(&names).ok_or_else(|| {
+        let fields = names.join(", ");
+        if is_sample {
+            InputError::SamplesAsProblems { path: source, line, fields }
+        } else {
+            InputError::UnknownFormat { path: source, line, fields }
+        }
+    })
 }
 
 /// Reads every line of a JSON Lines problem file as a strict JSON object.
