@@ -144,3 +144,37 @@ fn the_readme_humaneval_section_runs_as_written() {
     assert_eq!(summary["pass@1"], 1.0, "{summary}");
     assert_eq!(summary["problems"], 164);
 }
+
+/// Regression: `--extract`'s `prompt_repeated` rule missed 142 of the 164 answers that
+/// repeat their prompt, whose leading newline the answers lack: they were recorded
+/// under another rule. Each answer that is its prompt (without its leading blank lines)
+/// and canonical solution is now taken as that, and passes.
+#[test]
+fn extract_finds_every_repeated_humaneval_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let answers: Vec<Value> = passk_tests::humaneval_problems()
+        .iter()
+        .map(|problem| {
+            let prompt = problem["prompt"].as_str().unwrap().trim_start_matches('\n');
+            let answer = format!("{prompt}{}", problem["canonical_solution"].as_str().unwrap());
+            json!({"task_id": problem["task_id"], "completion": answer})
+        })
+        .collect();
+    let samples = dir.path().join("answers.jsonl");
+    write_jsonl(&samples, &answers);
+    let results = dir.path().join("results.jsonl");
+    let finished = finish(
+        passk(["evaluate"])
+            .arg(&samples)
+            .arg("--problems")
+            .arg(humaneval_dir().join("HumanEval.jsonl.gz"))
+            .args(["--extract", "--k", "1", "--results"])
+            .arg(&results),
+    );
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let results = read_jsonl(&results);
+    let missed: Vec<&Value> =
+        results.iter().filter(|r| r["extracted"]["rule"] != "prompt_repeated").map(|r| &r["task_id"]).collect();
+    assert!(missed.is_empty(), "{} missed, such as {:?}", missed.len(), &missed[..missed.len().min(5)]);
+    assert!(results.iter().all(|r| r["passed"] == true));
+}

@@ -50,9 +50,12 @@ pub fn extract(raw: &str, problem: &ProblemCode, whole_program: bool) -> Extract
             .unwrap_or(&blocks[0]);
         return Extracted { candidate: from_code(chosen, problem, whole_program), rule: Rule::Fence };
     }
+    // Blank lines before the prompt go on both sides: a model's answer drops them where
+    // most of HumanEval's prompts start with one.
     let unprompted = raw.trim_start_matches(['\n', '\r']);
-    if !problem.prompt.trim().is_empty() {
-        if let Some(rest) = unprompted.strip_prefix(problem.prompt.trim_end()) {
+    let prompt = problem.prompt.trim_start_matches(['\n', '\r']).trim_end();
+    if !prompt.is_empty() {
+        if let Some(rest) = unprompted.strip_prefix(prompt) {
             let rest = rest.strip_prefix('\n').unwrap_or(rest);
             return Extracted { candidate: Candidate::Completion(cut(rest).to_owned()), rule: Rule::PromptRepeated };
         }
@@ -290,6 +293,22 @@ mod tests {
     fn a_repeated_prompt_is_taken_off() {
         let raw = format!("{}    return sum(xs)\n\n\ndef unrelated():\n    pass\n", problem().prompt);
         assert_eq!(completion(&raw), ("    return sum(xs)\n\n".into(), Rule::PromptRepeated));
+    }
+
+    /// Regression: 142 of HumanEval's 164 prompts start with a blank line, which an
+    /// answer that repeats the prompt does not; the rule missed them all.
+    #[test]
+    fn a_repeated_prompt_is_taken_off_whatever_blank_lines_lead_either() {
+        let mut led = problem();
+        led.prompt = format!("\n{}", led.prompt);
+        let raw = format!("{}    return sum(xs)\n", problem().prompt);
+        let extracted = extract(&raw, &led, false);
+        assert_eq!(
+            extracted,
+            Extracted { candidate: Candidate::Completion("    return sum(xs)\n".into()), rule: Rule::PromptRepeated }
+        );
+        let extracted = extract(&format!("\n\n{raw}"), &problem(), false);
+        assert_eq!(extracted.rule, Rule::PromptRepeated);
     }
 
     #[test]
