@@ -56,7 +56,9 @@ impl Watched {
         for open in [dir, tmp.as_path()] {
             std::fs::set_permissions(open, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
-        let mut child = command.env("TMPDIR", &tmp).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        // Its table, for the tests that read it.
+        let stdout = std::fs::File::create(dir.join("stdout.txt")).unwrap();
+        let mut child = command.env("TMPDIR", &tmp).stdout(stdout).stderr(Stdio::piped()).spawn().unwrap();
         let mut stderr = child.stderr.take().unwrap();
         let stderr = std::thread::spawn(move || {
             let mut text = String::new();
@@ -298,6 +300,12 @@ fn ctrl_c_keeps_every_verdict_decided_and_the_resume_runs_only_the_rest() {
     assert!(kept.len() < records.len(), "interrupted before the end");
     let first = summary(&summary_path);
     assert_eq!(first["run"]["executions"], kept.len(), "every program that finished was kept: {first}");
+    // Regression: the table's first line counted the samples decided so far, and their
+    // problems, as if they were what the run covers.
+    let problems: BTreeSet<&str> = records.iter().map(|record| record["task_id"].as_str().unwrap()).collect();
+    let table = std::fs::read_to_string(dir.path().join("stdout.txt")).unwrap();
+    let covers = format!("{} samples of {} problems; {} decided so far", records.len(), problems.len(), kept.len());
+    assert_eq!(table.lines().next(), Some(covers.as_str()), "{table}");
 
     let resumed = passk_tests::finish(&mut evaluate(&samples_path, &results, &extra));
     assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);

@@ -275,6 +275,8 @@ fn exceptions_keywords_copies_and_plain_data_cross_and_callables_are_reported() 
         finished.stderr
     );
     assert!(finished.stdout.contains("not reported: 1 problem cannot be judged out of process"), "{}", finished.stdout);
+    // Regression: the problem that could not be judged was left out of the count.
+    assert_eq!(finished.stdout.lines().next(), Some("4 samples of 4 problems"), "{}", finished.stdout);
     assert!(!finished.stdout.contains("pass@1 "), "{}", finished.stdout);
     let detail = judged[3]["detail"].as_str().unwrap();
     assert!(

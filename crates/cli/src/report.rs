@@ -55,6 +55,8 @@ pub struct TestCaseAverage {
 pub struct Tally {
     problems: Vec<(String, Counts)>,
     position: HashMap<String, usize>,
+    /// Every problem with a sample, those without a verdict to count included.
+    seen: BTreeSet<String>,
     statuses: BTreeMap<String, u64>,
     unjudgeable: BTreeSet<String>,
     /// Per problem: samples whose base inputs passed, and the samples that had no word
@@ -72,6 +74,9 @@ impl Tally {
         let passed = outcome.passed;
         let status = outcome.status.unwrap_or(if passed { "passed" } else { "failed" });
         *self.statuses.entry(status.to_owned()).or_default() += 1;
+        if !self.seen.contains(task_id) {
+            self.seen.insert(task_id.to_owned());
+        }
         // A sample without a verdict says nothing about the model.
         if status == UNJUDGEABLE {
             self.unjudgeable.insert(task_id.to_owned());
@@ -147,8 +152,14 @@ impl Tally {
         self.statuses.values().sum()
     }
 
+    /// Problems counted in pass@k.
     pub fn problems(&self) -> usize {
         self.problems.len()
+    }
+
+    /// Problems with a sample, whether or not any got a verdict pass@k counts.
+    pub fn problems_seen(&self) -> usize {
+        self.seen.len()
     }
 
     /// The tally of a results file: `task_id`, `passed` and, if given, `status` per line.
@@ -231,6 +242,16 @@ pub struct Report<'a> {
     pub footer: Vec<(String, String)>,
     /// The problems left out of the set, when the samples cover only some (--partial).
     pub subset: Option<Subset>,
+    /// What the run covers, where that is known beyond the verdicts tallied: an
+    /// interrupted run has verdicts for only some of its samples.
+    pub covers: Option<Coverage>,
+}
+
+/// The samples a run was given, and the problems they answer.
+#[derive(Debug, Clone, Copy)]
+pub struct Coverage {
+    pub samples: usize,
+    pub problems: usize,
 }
 
 /// Samples that cover only some of a problem set.
@@ -259,8 +280,16 @@ impl Report<'_> {
     }
 
     pub fn print_table(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let problems = plural(self.tally.problems(), "problem");
-        writeln!(out, "{} of {problems}", plural(self.tally.samples() as usize, "sample"))?;
+        let decided = self.tally.samples() as usize;
+        match self.covers {
+            Some(covers) if covers.samples != decided => writeln!(
+                out,
+                "{} of {}; {decided} decided so far",
+                plural(covers.samples, "sample"),
+                plural(covers.problems, "problem")
+            )?,
+            _ => writeln!(out, "{} of {}", plural(decided, "sample"), plural(self.tally.problems_seen(), "problem"))?,
+        }
         for (status, count) in &self.tally.statuses {
             writeln!(out, "  {status:<14}{count:>8}")?;
         }

@@ -34,6 +34,7 @@ pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
         run: serde_json::Map::new(),
         footer: Vec::new(),
         subset: None,
+        covers: None,
     };
     report.publish(options.summary.as_deref())?;
     if let Some(target) = &options.report {

@@ -35,7 +35,7 @@ use crate::error::CommandError;
 use crate::input::InputError;
 use crate::problems::{expected, SetOptions};
 use crate::provenance;
-use crate::report::{Report, Subset, Tally};
+use crate::report::{Coverage, Report, Subset, Tally};
 use crate::resume;
 use crate::retry;
 use crate::say::say;
@@ -432,7 +432,8 @@ impl Concluded {
             of: problems.problems.len(),
             missing: samples::missing_task_ids(problems, &prepared.covered),
         });
-        let report = Report { subset, tally: &tally, scores: &scores, complete, settings, run, footer };
+        let covers = Some(Coverage { samples: prepared.total, problems: prepared.covered.len() });
+        let report = Report { subset, tally: &tally, scores: &scores, complete, settings, run, footer, covers };
         report.publish(options.summary.as_deref())?;
         if let Some(target) = &prepared.report {
             document::write_if_complete(target, "passk evaluate", &report, &options.results, &options.uncertainty)?;

@@ -92,6 +92,7 @@ impl CompleteRun {
             settings: self.settings,
             run: self.run,
             footer: self.footer,
+            covers: None,
         };
         report.publish(options.summary.as_deref())?;
         if let Some(target) = document {
