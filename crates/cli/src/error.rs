@@ -35,7 +35,10 @@ pub enum CommandError {
         source: std::io::Error,
     },
     #[error("cannot find a usable python interpreter")]
-    Interpreter(#[from] passk_runner::InterpreterError),
+    Interpreter(#[source] passk_runner::InterpreterError),
+    /// An `--allow-package` that cannot be allowed: a bad flag, not a bad interpreter.
+    #[error(transparent)]
+    AllowPackage(passk_runner::InterpreterError),
     #[error("cannot run candidates")]
     Pool(#[from] passk_runner::PoolError),
     #[error("cannot find passk's own executable, which sets up the sandbox")]
@@ -76,6 +79,16 @@ pub enum CommandError {
     UnknownCommand { name: String, known: String },
 }
 
+impl From<passk_runner::InterpreterError> for CommandError {
+    fn from(error: passk_runner::InterpreterError) -> CommandError {
+        use passk_runner::InterpreterError::{BenchmarkPackage, Package};
+        match error {
+            Package { .. } | BenchmarkPackage { .. } => CommandError::AllowPackage(error),
+            _ => CommandError::Interpreter(error),
+        }
+    }
+}
+
 fn describe_stop(stopped: &Stopped) -> String {
     match stopped {
         Stopped::Interrupted { done, total, partial } => format!(
@@ -100,6 +113,7 @@ impl CommandError {
             | CommandError::CompareInput { .. }
             | CommandError::Resume(resume::ResumeError::NoSettings { .. })
             | CommandError::Lock(_)
+            | CommandError::AllowPackage(_)
             | CommandError::Journal(JournalError::Damaged { .. }) => EXIT_BAD_INPUT,
             CommandError::Stopped(Stopped::Interrupted { .. }) | CommandError::Interrupted { .. } => EXIT_INTERRUPTED,
             CommandError::Stopped(Stopped::Infrastructure { .. }) | CommandError::IncompleteResults { .. } => {

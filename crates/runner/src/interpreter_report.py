@@ -64,6 +64,20 @@ def names_of(distribution):
     return names
 
 
+def not_an_import_name(name):
+    """Why `name` cannot be imported: not installed, or (PyYAML) the name of a
+    distribution, installed, whose import names are others (yaml)."""
+    try:
+        distribution = importlib.metadata.distribution(name)
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return "not installed"
+    provides = sorted(n for n in names_of(distribution) if n.isidentifier() and not n.startswith("_"))
+    if not provides:
+        return "not installed"
+    instead = " ".join(f"--allow-package {provided}" for provided in provides)
+    return f"the name a distribution is installed by, not the name it is imported by: give {instead}"
+
+
 def allowed(name):
     """Every file and directory of the package `name` in the package directories: its
     own, and those its distribution installed beside it (the libraries a wheel vendors
@@ -73,7 +87,7 @@ def allowed(name):
     except (ImportError, ValueError):
         spec = None
     if spec is None:
-        return {"name": name, "error": "not installed"}
+        return {"name": name, "error": not_an_import_name(name)}
     places = list(spec.submodule_search_locations or ()) or ([spec.origin] if spec.has_location else [])
     if not any(inside(os.path.realpath(place), packages) for place in places):
         return {"name": name, "error": "part of the standard library, which candidates always see"}
