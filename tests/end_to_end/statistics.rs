@@ -264,3 +264,22 @@ fn the_table_shows_the_bootstrap_interval_and_no_shares_of_a_variance_of_zero() 
     assert_eq!(variance, "  variance      pass@1: none: every problem has the same estimate", "{}", run.stdout);
     assert_eq!(summary(&path)["variance"]["pass@1"]["within_share"], Value::Null);
 }
+
+/// Regression: `compare` of two runs with one sample per problem said nothing of how
+/// noisy pass@k over one sample is; it warns, naming the file, and only then.
+#[test]
+fn compare_warns_that_one_sample_per_problem_is_noisy() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    results_file(&a, 1, &[1, 0, 1, 1, 0, 1], &["g"]);
+    results_file(&b, 10, &[9, 1, 8, 7, 2, 9], &["g"]);
+    let compared = finish(passk(["compare"]).arg(&a).arg(&b));
+    assert_eq!(compared.code, Some(0), "{}", compared.stderr);
+    let warnings: Vec<&str> = compared.stderr.lines().filter(|line| line.starts_with("warning")).collect();
+    assert_eq!(warnings.len(), 1, "{}", compared.stderr);
+    assert!(warnings[0].contains(&format!("{}: 6 of 6 problems have one sample each", a.display())), "{}", warnings[0]);
+    assert!(warnings[0].contains("noisy"), "{}", warnings[0]);
+    results_file(&a, 10, &[9, 1, 8, 7, 2, 9], &["g"]);
+    let steady = finish(passk(["compare"]).arg(&a).arg(&b));
+    assert!(!steady.stderr.contains("warning"), "{}", steady.stderr);
+}

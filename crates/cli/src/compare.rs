@@ -12,6 +12,7 @@ use serde_json::{json, Map, Value};
 use crate::document::{self, Comparison, ReportPath};
 use crate::error::CommandError;
 use crate::report::Tally;
+use crate::say::say;
 
 /// How many of the largest per-problem differences are listed.
 const LARGEST: usize = 10;
@@ -43,6 +44,21 @@ fn estimates(tally: &Tally, metric: Metric, k: u64) -> Option<HashMap<&str, f64>
     tally.counts().iter().map(|(task_id, counts)| Some((task_id.as_str(), metric.estimate(*counts, k).ok()?))).collect()
 }
 
+/// A problem with one sample scores 0 or 1: a comparison on such runs rests on one
+/// draw per problem, which the paired error only partly shows. Says so.
+fn warn_if_single_samples(tally: &Tally, path: &Path, common: &[String]) {
+    let single = tally.counts().iter().filter(|(id, counts)| counts.n == 1 && common.contains(id)).count();
+    if single > 0 {
+        say!(
+            "warning: {}: {single} of {} problems have one sample each, so their pass@k is 0 or 1, a single noisy \
+             draw; a comparison of such runs tells apart only large differences (more samples per problem, \
+             e.g. n = 10, make it steadier)",
+            path.display(),
+            common.len()
+        );
+    }
+}
+
 pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
     let (a, b) = (Tally::read(&options.a)?, Tally::read(&options.b)?);
     for (tally, path) in [(&a, &options.a), (&b, &options.b)] {
@@ -68,6 +84,9 @@ pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
         return Err(CommandError::CompareInput { message: "the two files have no problem in common".into() });
     }
 
+    for (tally, path) in [(&a, &options.a), (&b, &options.b)] {
+        warn_if_single_samples(tally, path, &common);
+    }
     let groups = match &options.cluster_by {
         Some(field) => Some(crate::scores::groups_of(&options.a, field, &common)?),
         None => None,
