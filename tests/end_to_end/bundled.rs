@@ -32,6 +32,15 @@ fn the_bundled_samples_get_the_verdicts_they_were_written_for() {
     insta::with_settings!({ filters => vec![(r"(?m)^(  cgroups +).*$", "$1[redacted]")] }, {
         insta::assert_snapshot!("bundled-table", finished.stdout);
     });
+    // Regression: the README's copy of this table lacked its `packages` line. It is
+    // this table, but for the control groups, which are the machine's.
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let shown = readme.split("The first command prints a table like this").nth(1).unwrap();
+    let shown = shown.split("```\n").nth(1).unwrap();
+    let without_cgroups = |table: &str| -> Vec<String> {
+        table.lines().filter(|line| !line.starts_with("  cgroups ")).map(str::to_owned).collect()
+    };
+    assert_eq!(without_cgroups(shown), without_cgroups(&finished.stdout), "the README's table is the run's");
 
     let mut summary: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
     for machine_specific in ["samples", "results", "python", "python_version", "jobs"] {
