@@ -464,10 +464,18 @@ def _execute(request, context, timeout, start, decided=None):
     cleanup.kill_strays(spared=context.judge.pid)
     if group is not None:
         group.empty(spared=context.judge.pid)
-    if context.fresh_mounts is not None:
-        context.fresh_mounts.renew(scratch)
+    fresh_mounts = context.fresh_mounts
+    if fresh_mounts is not None and fresh_mounts.holds(context.scratch_root):
+        # Most samples leave only their empty working directory, which is cheaper to
+        # remove than a mount is to replace.
+        try:
+            os.rmdir(scratch)
+        except OSError:
+            pass
     else:
         cleanup.clear_scratch(scratch)
+    if fresh_mounts is not None:
+        fresh_mounts.renew()
     if context.network_namespace_per_sample and cleanup.network_used():
         # A new network namespace for the next sample, where this one left sockets
         # (TIME_WAIT entries outlive their processes, with ports and addresses of their

@@ -5,6 +5,7 @@
 
 mod bad_input;
 mod bundled;
+mod concurrency;
 mod container;
 mod degraded;
 mod evalplus;

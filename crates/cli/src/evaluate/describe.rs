@@ -133,6 +133,8 @@ fn describe_limits(options: &EvaluateOptions, level: Level, facts: DriverFacts, 
     };
     let tmp = if facts.fresh_tmp_per_sample {
         format!("{} MiB /tmp and /dev/shm, new for each sample", limits.tmp_mib)
+    } else if facts.fresh_shm_per_sample {
+        format!("{} MiB /tmp per worker, {0} MiB /dev/shm new for each sample", limits.tmp_mib)
     } else if level == Level::Full {
         format!("{} MiB /tmp per worker", limits.tmp_mib)
     } else {
