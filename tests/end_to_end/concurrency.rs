@@ -127,3 +127,93 @@ fn an_interpreter_below_tmp_stays_reachable_and_every_sample_has_a_writable_dev_
     }
 }
 
+/// A standard-input program that relies on being run as `python3 program.py`: its own
+/// module is `__main__`, with `__file__` and `sys.argv[0]` the program's path; its
+/// classes pickle; its own functions run in ProcessPoolExecutor's and multiprocessing's
+/// workers, forked and spawned (a spawned worker runs the file again, as `__mp_main__`);
+/// a thread it leaves running is joined and its exit handlers run when it ends.
+const RUN_AS_MAIN: &str = r#"import atexit, concurrent.futures, multiprocessing, os, pickle, sys, threading, time
+
+
+class Point:
+    def __init__(self, x):
+        self.x = x
+
+
+def square(n):
+    return n * n
+
+
+def late():
+    time.sleep(0.2)
+    print("thread done", flush=True)
+
+
+def main():
+    n = int(sys.stdin.readline())
+    assert sys.modules["__main__"].square is square
+    assert os.path.isfile(__file__), __file__
+    assert os.path.samefile(sys.argv[0], __file__), (sys.argv, __file__)
+    assert sys.path[0] == os.path.dirname(os.path.abspath(__file__)), sys.path
+    print(pickle.loads(pickle.dumps(Point(n))).x)
+    with concurrent.futures.ProcessPoolExecutor(2) as pool:
+        print(list(pool.map(square, range(n))))
+    with multiprocessing.Pool(2) as pool:
+        print(pool.map(square, range(n)))
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        print(pool.map(square, range(n)))
+    atexit.register(print, "at exit")
+    threading.Thread(target=late).start()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// Guards against standard-input programs run as a string in the driver's `__main__`:
+/// `__file__` was undefined and pickle found the driver's module where it looked for the
+/// program's classes and functions, so honest programs that use process pools failed.
+/// What the program prints under passk must be what `python3 program.py` prints, every
+/// time.
+#[test]
+fn a_standard_input_program_runs_as_python_runs_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("program.py");
+    std::fs::write(&program, RUN_AS_MAIN).unwrap();
+    let input = "4\n";
+    let mut plain = Command::new("python3")
+        .arg(&program)
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut plain.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    let printed = plain.wait_with_output().unwrap();
+    assert!(printed.status.success(), "python3 program.py");
+    let expected = String::from_utf8(printed.stdout).unwrap();
+    assert_eq!(expected, "4\n[0, 1, 4, 9]\n[0, 1, 4, 9]\n[0, 1, 4, 9]\nthread done\nat exit\n");
+    let problems = dir.path().join("problems.jsonl");
+    write_jsonl(
+        &problems,
+        &[
+            json!({"name": "main/0", "public_tests": {"input": [input], "output": [expected]}, "private_tests": {"input": [], "output": []}}),
+        ],
+    );
+    let samples: Vec<Value> = (0..20).map(|_| json!({"task_id": "main/0", "solution": RUN_AS_MAIN})).collect();
+    let path = dir.path().join("samples.jsonl");
+    write_jsonl(&path, &samples);
+    let results = dir.path().join("results.jsonl");
+    let finished = finish(
+        passk(["evaluate"])
+            .arg(&path)
+            .arg("--problems")
+            .arg(&problems)
+            .args(["--k", "1", "--jobs", "2", "--timeout", "60", "--no-dedup", "--results"])
+            .arg(&results),
+    );
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let results = read_jsonl(&results);
+    assert_eq!(results.len(), samples.len());
+    assert_all_passed(&results, "standard input");
+}
