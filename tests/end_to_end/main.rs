@@ -23,5 +23,6 @@ mod reports;
 mod scale;
 mod scoring;
 mod statistics;
+mod stdio_rules;
 mod survival;
 mod usage;

@@ -1,7 +1,8 @@
-//! Programming-contest suites: APPS, CodeContests and LiveCodeBench. Most of their
-//! problems are whole programs that read standard input and write standard output; the
-//! rest (APPS's `fn_name`, LiveCodeBench's functional tests) call a function or a
-//! LeetCode-style `Solution` method with JSON arguments.
+//! Programming-contest suites: APPS, CodeContests and LiveCodeBench. Most of their problems are whole
+//! programs that read standard input and write standard output; the rest (APPS's
+//! `fn_name`, LiveCodeBench's functional tests) call a function or a LeetCode-style
+//! `Solution` method with JSON arguments. Each suite's outputs are compared by its own
+//! harness's rule ([`Rule`]).
 
 use std::io::Read;
 use std::sync::Arc;
@@ -92,7 +93,7 @@ pub fn apps(
                 .map(|(input, output)| Some(Test { input: text(input)?, output: text(output)? }))
                 .collect::<Option<Vec<_>>>()
                 .ok_or_else(|| bad("holds a test that is neither text nor a list of lines".into()))?;
-            stdio(&tests, options)
+            stdio(&tests, Rule::Apps, options)
         }
     };
     Ok(Problem {
@@ -153,8 +154,11 @@ pub fn code_contests(
         let at = languages.iter().position(|language| language.as_u64() == Some(CODE_CONTESTS_PYTHON3))?;
         texts.get(at)?.as_str().map(str::to_owned)
     });
-    let code =
-        Arc::new(ProblemCode { prompt: String::new(), tests: stdio(&tests, options), entry_point: String::new() });
+    let code = Arc::new(ProblemCode {
+        prompt: String::new(),
+        tests: stdio(&tests, Rule::CodeContests, options),
+        entry_point: String::new(),
+    });
     Ok(Problem { task_id, code, canonical_solution, evalplus: None })
 }
 
@@ -220,7 +224,11 @@ pub fn livecodebench(
         ProblemCode { prompt: String::new(), tests, entry_point }
     } else {
         let tests: Vec<Test> = cases.into_iter().map(|(input, output, _)| Test { input, output }).collect();
-        ProblemCode { prompt: String::new(), tests: stdio(&tests, options), entry_point: String::new() }
+        ProblemCode {
+            prompt: String::new(),
+            tests: stdio(&tests, Rule::Livecodebench, options),
+            entry_point: String::new(),
+        }
     };
     Ok(Problem { task_id, code: Arc::new(code), canonical_solution: None, evalplus: None })
 }
@@ -266,10 +274,30 @@ fn plain(value: serde_pickle::Value) -> Option<Value> {
     })
 }
 
-/// A suite of standard-input tests.
-fn stdio(tests: &[Test], options: &SetOptions) -> Tests {
+/// How a suite's own harness compares a program's output with the expected one; the
+/// judge applies the same rule (`sandbox/passk_driver/stdio.py`, by these names).
+#[derive(Debug, Clone, Copy)]
+enum Rule {
+    Apps,
+    CodeContests,
+    Livecodebench,
+}
+
+impl Rule {
+    fn name(self) -> &'static str {
+        match self {
+            Rule::Apps => "apps",
+            Rule::CodeContests => "code-contests",
+            Rule::Livecodebench => "livecodebench",
+        }
+    }
+}
+
+/// A suite of standard-input tests, compared by `rule`.
+fn stdio(tests: &[Test], rule: Rule, options: &SetOptions) -> Tests {
     let data = json!({
         "tests": tests.iter().map(|test| json!({"input": test.input, "output": test.output})).collect::<Vec<_>>(),
+        "compare": rule.name(),
         "all": options.all_tests,
         "float_tolerance": options.float_tolerance,
         "checker": options.checker,
