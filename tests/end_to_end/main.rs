@@ -20,6 +20,7 @@ mod humaneval;
 mod interrupts;
 mod judge;
 mod reports;
+mod sandboxfusion;
 mod scale;
 mod scoring;
 mod statistics;
