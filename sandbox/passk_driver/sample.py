@@ -468,10 +468,17 @@ def _execute(request, context, timeout, start, decided=None, written=None):
     if group is not None:
         group.empty(spared=context.judge.pid)
     if written is not None:
+        # Through the directory itself, never a link the candidate put in its place.
         try:
-            os.unlink(os.path.join(scratch, written))
+            directory = os.open(scratch, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError:
-            pass
+            directory = None
+        if directory is not None:
+            try:
+                os.unlink(written, dir_fd=directory)
+            except OSError:
+                pass
+            os.close(directory)
     fresh_mounts = context.fresh_mounts
     if fresh_mounts is not None and fresh_mounts.holds(context.scratch_root):
         # Most samples leave only their empty working directory, which is cheaper to
