@@ -81,8 +81,12 @@ fn describe_network(level: Level, facts: DriverFacts) -> &'static str {
 }
 
 fn describe_syscalls(level: Level, facts: DriverFacts) -> &'static str {
-    if facts.syscall_filter {
-        "filtered: what sandbox/syscalls.toml does not allow fails with EPERM"
+    // Which of the filter's two programs is in force: a candidate alone in its pid
+    // namespace may signal any pid there (see sandbox/syscalls.toml).
+    if facts.syscall_filter && facts.pid_namespace_per_sample {
+        "filtered: what sandbox/syscalls.toml does not allow fails with EPERM; signals reach only the candidate's own pid namespace"
+    } else if facts.syscall_filter {
+        "filtered: what sandbox/syscalls.toml does not allow fails with EPERM; signals reach only the candidate and its group"
     } else if level == Level::None {
         "not filtered (--sandbox none)"
     } else {
