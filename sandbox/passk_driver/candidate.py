@@ -212,26 +212,20 @@ def run_script(program):
     except SystemExit as exc:
         status = _exit_status(exc.code)
     except BaseException:
-        status = _print_exception(traceback)
+        try:
+            traceback.print_exc()
+        except BaseException:
+            pass
+        status = 1
+    # What goes wrong here leaves the status as it was, as at an interpreter's exit (an
+    # exit handler's exception is printed by atexit itself).
     for finish in (threading._shutdown, atexit._run_exitfuncs):
         try:
             finish()
-        except SystemExit as exc:
-            status = _exit_status(exc.code)
         except BaseException:
-            status = _print_exception(traceback)
+            pass
     _flush()
     exit_now(status)
-
-
-def _print_exception(traceback):
-    """Prints the exception being handled, as the interpreter does; returns the status it
-    ends a program with."""
-    try:
-        traceback.print_exc()
-    except BaseException:
-        pass
-    return 1
 
 
 def _exit_status(code):

@@ -5,8 +5,8 @@ this machine and writes it beside these modules. Among what it allows and denies
 candidate may signal only itself and its own process group, never the driver, the judge
 or the harness, nor `kill(-1)` everything its user owns (except where it is alone in a
 pid namespace of its own, which holds only its sample's processes: there it may signal
-any pid it can name, as honest code that kills its own workers by pid needs); it cannot trace or read
-another process's memory, have the kernel deliver a signal to another process through
+any pid it can name, as honest code that stops its own workers by pid needs); it cannot
+trace or read another process's memory, have the kernel deliver a signal to another process through
 a descriptor (F_SETOWN, FIOSETOWN, O_ASYNC) or through its resource limits, reach a
 kernel keyring, make a namespace or mount anything. Denied calls fail with EPERM, as a permission error would,
 rather than killing the candidate. Where the sandbox separates the candidate from the
