@@ -24,6 +24,9 @@ SOURCE_FD = 9
 DETAIL_CAP = 1000
 CHANNEL_IN, CHANNEL_OUT = 3, 4
 RESULT_FD = 3
+# The file a standard-input program is written to and run from, in the sample's working
+# directory.
+PROGRAM_FILE = "program.py"
 
 
 def confine_candidate(request, context, scratch, descriptors):
@@ -171,16 +174,41 @@ def _resolve(namespace, entry_point):
 
 
 def run_script(program):
-    """Standard-input mode: runs the program as `__main__`, as `python program.py` would,
-    on the test's input (descriptor 0); the exit status says how it ended. Never returns."""
+    """Standard-input mode: runs the program as `python3 program.py` would, on the test's
+    input (descriptor 0); the exit status says how it ended. Never returns.
+
+    The program is written to PROGRAM_FILE in the sample's working directory and run
+    there as the real `__main__` module: `__file__` and `sys.argv[0]` are its path, its
+    directory leads `sys.path`, and so what pickle and multiprocessing look up in
+    `__main__` (the program's own classes and functions) is there, for a forked worker
+    and for a spawned one that runs the file again. It runs in this process, forked from
+    the warm driver, rather than in an interpreter started afresh for every test. At its
+    end, as at an interpreter's, the threads it left are joined and its exit handlers run
+    (concurrent.futures and multiprocessing shut their workers down in them)."""
+    import atexit
     import builtins
+    import threading
     import traceback
+    import types
 
     exit_now = os._exit
+    # Handlers the driver's modules registered are not the program's.
+    atexit._clear()
     status = 0
     try:
-        code = compile(program, "<program>", "exec")
-        exec(code, {"__name__": "__main__", "__builtins__": builtins})
+        path = os.path.join(os.getcwd(), PROGRAM_FILE)
+        with open(path, "w", encoding="utf-8") as written:
+            written.write(program)
+        main = types.ModuleType("__main__")
+        main.__file__ = path
+        main.__builtins__ = builtins
+        main.__spec__ = None
+        sys.modules["__main__"] = main
+        sys.argv[:] = [path]
+        # Where the driver's package was: no program sees it on its path.
+        sys.path[0] = os.path.dirname(path)
+        code = compile(program, path, "exec")
+        exec(code, main.__dict__)
     except SystemExit as exc:
         status = _exit_status(exc.code)
     except BaseException:
@@ -189,6 +217,13 @@ def run_script(program):
         except BaseException:
             pass
         status = 1
+    # What goes wrong here leaves the status as it was, as at an interpreter's exit (an
+    # exit handler's exception is printed by atexit itself).
+    for finish in (threading._shutdown, atexit._run_exitfuncs):
+        try:
+            finish()
+        except BaseException:
+            pass
     _flush()
     exit_now(status)
 

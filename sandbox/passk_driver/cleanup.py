@@ -201,6 +201,8 @@ def remove_shared_memory():
 
 
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# The mode the sandbox makes the directories it creates with.
+_TRAVERSABLE = 0o755
 
 
 def _clear_files(fd, device):
@@ -262,15 +264,21 @@ def empty(directory):
         try:
             os.rmdir(name, dir_fd=fd)
         except OSError:
-            pass
+            # What stays holds a mount (the parents of an interpreter installed below
+            # /tmp are made in the sandbox's /tmp): every process must still get through
+            # it, whatever mode the way down or a candidate left it with.
+            try:
+                os.chmod(name, _TRAVERSABLE, dir_fd=fd)
+            except OSError:
+                pass
 
 
 class FreshMounts:
-    """At level full, each sample's /tmp and /dev/shm: tmpfs mounts over the slot's
-    own, let go of after any sample that left something there, and replaced by new
-    ones. Whatever a sample left (paths too long to name, directories nested too deep
-    to walk, a full file system) goes with its mount, at once, and no later sample sees
-    it."""
+    """At level full, each sample's /dev/shm and, where nothing is mounted below the
+    scratch root, its /tmp: tmpfs mounts over the slot's own, let go of after any sample
+    that left something there, and replaced by new ones. Whatever a sample left (paths
+    too long to name, directories nested too deep to walk, a full file system) goes with
+    its mount, at once, and no later sample sees it."""
 
     def __init__(self, points, size):
         self.points = [point.encode() for point in points]
@@ -286,14 +294,13 @@ class FreshMounts:
         with open("/proc/self/mountinfo") as mountinfo:
             return not any(line.split(" ")[4].startswith(prefix) for line in mountinfo)
 
-    def renew(self, scratch):
+    def holds(self, point):
+        return point.encode() in self.points
+
+    def renew(self):
         """After a sample: a new mount wherever the sample left anything. An empty
-        tmpfs is as good as a new one, and most samples leave only their empty working
-        directory, which is cheaper to remove than a mount is to replace."""
-        try:
-            os.rmdir(scratch)
-        except OSError:
-            pass
+        tmpfs is as good as a new one, and most samples leave nothing, which is cheaper
+        to see than a mount is to replace."""
         for point in self.points:
             if os.listdir(point):
                 confine.detach(point)

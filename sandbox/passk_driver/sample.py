@@ -255,7 +255,8 @@ def _start_judged(request, context, scratch, cap, problem, entry_point):
 
 
 def _start_script(request, context, scratch, cap, stdin):
-    """A candidate process that runs the program as `__main__` on `stdin`. It writes no
+    """A candidate process that runs the program as `__main__` on `stdin` (see
+    candidate.run_script). It writes no
     record: how it ended and what it printed are all there is."""
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -421,11 +422,13 @@ class Execution:
         self.status = status
 
 
-def _execute(request, context, timeout, start, decided=None):
+def _execute(request, context, timeout, start, decided=None, written=None):
     """Runs one candidate process, started by `start(scratch)`, under `timeout`; kills
     what is left of it and clears up after it. `decided(execution)` is called as soon as
     the run is decided, before the clean-up, so that a verdict sent from it reaches the
-    harness while the driver clears up."""
+    harness while the driver clears up. `written` names a file the candidate's process
+    writes in its working directory, removed first: a directory left empty is cheaper to
+    clear than one with anything in it."""
     scratch = os.path.join(context.scratch_root, "work")
     started = time.monotonic()
     os.mkdir(scratch, 0o700)
@@ -464,10 +467,30 @@ def _execute(request, context, timeout, start, decided=None):
     cleanup.kill_strays(spared=context.judge.pid)
     if group is not None:
         group.empty(spared=context.judge.pid)
-    if context.fresh_mounts is not None:
-        context.fresh_mounts.renew(scratch)
+    if written is not None:
+        # Through the directory itself, never a link the candidate put in its place.
+        try:
+            directory = os.open(scratch, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            directory = None
+        if directory is not None:
+            try:
+                os.unlink(written, dir_fd=directory)
+            except OSError:
+                pass
+            os.close(directory)
+    fresh_mounts = context.fresh_mounts
+    if fresh_mounts is not None and fresh_mounts.holds(context.scratch_root):
+        # Most samples leave only their empty working directory, which is cheaper to
+        # remove than a mount is to replace.
+        try:
+            os.rmdir(scratch)
+        except OSError:
+            pass
     else:
         cleanup.clear_scratch(scratch)
+    if fresh_mounts is not None:
+        fresh_mounts.renew()
     if context.network_namespace_per_sample and cleanup.network_used():
         # A new network namespace for the next sample, where this one left sockets
         # (TIME_WAIT entries outlive their processes, with ports and addresses of their
@@ -536,7 +559,7 @@ def _run_stdio(request, context, cap):
     def execute(stdin, timeout, output_cap):
         def start(scratch):
             return _start_script(request, context, scratch, max(cap, output_cap), stdin)
-        return _execute(request, context, timeout, start)
+        return _execute(request, context, timeout, start, written=candidate.PROGRAM_FILE)
 
     suite_id, suite = context.suites.get(request["stdio"])
     seq = request["seq"]

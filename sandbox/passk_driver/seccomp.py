@@ -3,8 +3,10 @@
 The policy is `sandbox/syscalls.toml`; the harness compiles it into a BPF program for
 this machine and writes it beside these modules. Among what it allows and denies: a
 candidate may signal only itself and its own process group, never the driver, the judge
-or the harness, nor `kill(-1)` everything its user owns; it cannot trace or read
-another process's memory, have the kernel deliver a signal to another process through
+or the harness, nor `kill(-1)` everything its user owns (except where it is alone in a
+pid namespace of its own, which holds only its sample's processes: there it may signal
+any pid it can name, as honest code that stops its own workers by pid needs); it cannot
+trace or read another process's memory, have the kernel deliver a signal to another process through
 a descriptor (F_SETOWN, FIOSETOWN, O_ASYNC) or through its resource limits, reach a
 kernel keyring, make a namespace or mount anything. Denied calls fail with EPERM, as a permission error would,
 rather than killing the candidate. Where the sandbox separates the candidate from the
@@ -19,6 +21,8 @@ import struct
 from . import confine
 
 PROGRAM = os.path.join(os.path.dirname(__file__), "candidate.bpf")
+# The program for a candidate alone in its own pid namespace (level full).
+ALONE_PROGRAM = os.path.join(os.path.dirname(__file__), "candidate-alone.bpf")
 # Where the program compares with the calling process's pid, it holds this, and its
 # negation where it compares with the process's group (the harness's OWN_PID).
 _PID_PLACEHOLDER = 0x7FFF_FFF0
@@ -71,12 +75,20 @@ def probe(syscall_filter):
     return os.waitstatus_to_exitcode(status) == 0
 
 
-def available():
-    """The filter, if the harness has one for this machine and the kernel takes it."""
+def _read(path):
+    with open(path, "rb") as f:
+        return SyscallFilter(f.read())
+
+
+def available(alone_in_pid_namespace):
+    """The filter for this driver's candidates, if the harness has one for this machine
+    and the kernel takes it: with `alone_in_pid_namespace`, the one for candidates each
+    the init of a pid namespace of their own. The probe runs the other, which differs only
+    in what it lets a process signal, since this driver is in no such namespace."""
     try:
-        with open(PROGRAM, "rb") as f:
-            program = f.read()
+        candidate_filter = _read(PROGRAM)
+        if not probe(candidate_filter):
+            return None
+        return _read(ALONE_PROGRAM) if alone_in_pid_namespace else candidate_filter
     except FileNotFoundError:
         return None
-    candidate_filter = SyscallFilter(program)
-    return candidate_filter if probe(candidate_filter) else None

@@ -5,13 +5,13 @@ program is dead (`judge_output`): the expected outputs reach the judge from the 
 and never the driver, whose memory every candidate is forked from, so no program can
 find them, and nothing it does can change the comparison.
 
-The comparison is LiveCodeBench's unless the problem asks for another: strip both
-outputs, split them into lines and strip each; the same number of lines, and each line
-the same, or else a line of numbers equal as decimals ("2.50" is "2.5"). A float
-tolerance, or a checker program for problems with many right answers, may replace it.
+The comparison is the suite's own harness's (`RULES`, by the suite's `compare`), so that
+no output passes that the suite's harness would fail. A float tolerance, or a checker
+program for problems with many right answers, may replace it.
 """
 
 import decimal
+import math
 import os
 import signal
 import subprocess
@@ -65,18 +65,130 @@ def _close_tokens(got, expected, tolerance):
     return True
 
 
-def compare(got, expected, tolerance=None):
-    """None if `got` is right, else what is wrong with it: (what the output did, the rest,
-    which tells the expected output)."""
-    got_lines, expected_lines = _lines(got), _lines(expected)
+def _first_difference(got_lines, expected_lines):
+    """What is wrong, as `compare` says it, of lines that do not match: their count, or
+    the first line that differs."""
     if len(got_lines) != len(expected_lines):
         return f"printed {len(got_lines)} lines", f", expected {len(expected_lines)}"
     for number, (a, b) in enumerate(zip(got_lines, expected_lines), 1):
-        if a == b:
+        if a != b:
+            return _wrong_line(number, a, b)
+    return "printed what the rule does not match", ""
+
+
+def _wrong_line(number, got, expected):
+    return f"line {number} is {_shorten(got)}", f", expected {_shorten(expected)}"
+
+
+def livecodebench(got, expected):
+    """LiveCodeBench's rule (lcb_runner/evaluation/testing_util.py, grade_stdio): strip
+    both outputs, split them at newlines and strip each line; the same number of lines,
+    and each line the same, or else both lines of tokens that all parse as Decimal and
+    are equal as lists of decimals ("2.50" is "2.5")."""
+    got_lines, expected_lines = _lines(got), _lines(expected)
+    if len(got_lines) != len(expected_lines):
+        return _first_difference(got_lines, expected_lines)
+    for number, (a, b) in enumerate(zip(got_lines, expected_lines), 1):
+        if a != b and not _same_decimals(a, b):
+            return _wrong_line(number, a, b)
+    return None
+
+
+def _float(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def code_contests(got, expected):
+    """CodeContests' rule, as SandboxFusion judges the suite (sandbox/datasets/common.py,
+    check_stdio_test_case with its default lower_cmp=True): strip both outputs and split
+    them at newlines, dropping one extra empty line on either side; the same number of
+    lines, and each line, lower-cased, the same once stripped, or else both lines numbers
+    (Python's float) within a relative 1e-5 of the expected one."""
+    got_lines, expected_lines = got.strip().split("\n"), expected.strip().split("\n")
+    if len(got_lines) - len(expected_lines) == 1 and got_lines[-1] == "":
+        got_lines = got_lines[:-1]
+    if len(expected_lines) - len(got_lines) == 1 and expected_lines[-1] == "":
+        expected_lines = expected_lines[:-1]
+    if len(got_lines) != len(expected_lines):
+        return _first_difference(got_lines, expected_lines)
+    for number, (a, b) in enumerate(zip(got_lines, expected_lines), 1):
+        low_a, low_b = a.lower(), b.lower()
+        if low_a.strip() == low_b.strip():
             continue
-        same = _close_tokens(a, b, tolerance) if tolerance is not None else _same_decimals(a, b)
-        if not same:
-            return f"line {number} is {_shorten(a)}", f", expected {_shorten(b)}"
+        x, y = _float(low_a), _float(low_b)
+        if x is not None and y is not None and abs(x - y) / max(abs(y), 1e-10) < 1e-5:
+            continue
+        return _wrong_line(number, a.strip(), b.strip())
+    return None
+
+
+def _close(x, y):
+    """numpy.isclose with its defaults (rtol 1e-5, atol 1e-8): infinities only equal to
+    themselves, NaN to nothing."""
+    if math.isinf(x) or math.isinf(y):
+        return x == y
+    return abs(x - y) <= 1e-8 + 1e-5 * abs(y)
+
+
+def _rounded_sets(token_sets):
+    return {frozenset(round(float(token), 3) for token in tokens) for tokens in token_sets}
+
+
+def apps(got, expected):
+    """APPS's rule (eval/testing_util.py, run_test for standard input), its checks in
+    order, any of which passes: the output's lines (str.splitlines), joined again,
+    equal the expected output once both are stripped, or with each line stripped; the
+    output's lines, or its non-empty ones, equal the expected output's non-empty lines,
+    stripped; each non-empty line one number, all numpy.allclose to the expected ones;
+    the set of the lines' sets of tokens equal to the expected one's, or of their
+    numbers rounded to 3 places."""
+    out = got.splitlines()
+    if "\n".join(out).strip() == expected.strip():
+        return None
+    if "\n".join(line.strip() for line in out).strip() == expected.strip():
+        return None
+    expected_lines = [line.strip() for line in expected.split("\n") if line]
+    out_lines = [line for line in out if line]
+    if out == expected_lines or out_lines == expected_lines:
+        return None
+    try:
+        out_numbers = [float(line) for line in out_lines]
+        expected_numbers = [float(line) for line in expected_lines]
+        if len(out_numbers) == len(expected_numbers) and all(map(_close, out_numbers, expected_numbers)):
+            return None
+    except ValueError:
+        pass
+    expected_sets = [set(line.split()) for line in expected_lines]
+    out_sets = [set(tokens) for tokens in (line.split() for line in out_lines) if tokens]
+    if {frozenset(tokens) for tokens in out_sets} == {frozenset(tokens) for tokens in expected_sets}:
+        return None
+    try:
+        if _rounded_sets(out_sets) == _rounded_sets(expected_sets):
+            return None
+    except ValueError:
+        pass
+    return _first_difference(out_lines, expected_lines)
+
+
+# Each suite's rule, by the name its problems give; LiveCodeBench's where none is given.
+RULES = {"livecodebench": livecodebench, "code-contests": code_contests, "apps": apps}
+
+
+def compare(got, expected, rule="livecodebench", tolerance=None):
+    """None if `got` is right by `rule` (or, with a tolerance, if each token is the same
+    or a number within it), else what is wrong with it: (what the output did, the rest,
+    which tells the expected output)."""
+    if tolerance is None:
+        return RULES[rule](got, expected)
+    got_lines, expected_lines = _lines(got), _lines(expected)
+    if len(got_lines) != len(expected_lines):
+        return _first_difference(got_lines, expected_lines)
+    for number, (a, b) in enumerate(zip(got_lines, expected_lines), 1):
+        if a != b and not _close_tokens(a, b, tolerance):
+            return _wrong_line(number, a, b)
     return None
 
 
@@ -137,7 +249,7 @@ def judge_output(suite, index, got):
     if checker is not None:
         wrong = check_with(checker, test["input"], got, expected)
     else:
-        wrong = compare(got, expected, suite.get("float_tolerance"))
+        wrong = compare(got, expected, suite.get("compare") or "livecodebench", suite.get("float_tolerance"))
     if wrong is None:
         return None
     public, suffix = wrong

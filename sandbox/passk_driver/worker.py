@@ -41,18 +41,19 @@ WARM_MODULES = ("typing", "math", "random", "copy", "string", "collections", "re
 class Context:
     """What every sample of this slot shares."""
 
-    def __init__(self, scratch_root, syscall_filter, harness_fd, judge_link_fd, isolate, candidate_user,
-                 sample_group):
+    def __init__(self, scratch_root, harness_fd, judge_link_fd, isolate, candidate_user, sample_group):
         self.driver_pid = os.getpid()
         self.sample_group = sample_group
         self.scratch_root = scratch_root
-        self.syscall_filter = syscall_filter
         self.harness_fd = harness_fd
         self.candidate_user = candidate_user
         self.privileged = confine.holds_capabilities()
         if self.privileged:
             confine.clear_inheritable()
         self.own_pid_namespace = _own_pid_namespace() if isolate else None
+        # Each candidate is the init of a pid namespace of its own where this driver
+        # makes them (see sample.fork_sample_process), and gets the filter for that.
+        self.syscall_filter = seccomp.available(self.nested) if isolate else None
         self.ipc_namespace_per_sample = self.nested and _fresh_ipc_namespace()
         self.network_namespace_per_sample = self.nested and _fresh_network_namespace()
         self.judge = JudgeProcess(judge_link_fd)
@@ -128,10 +129,15 @@ def _fresh_network_namespace():
 
 
 def _fresh_mounts(scratch_root, size):
-    """A tmpfs of its own on /tmp and /dev/shm for each sample, if this driver may mount
-    them (level full)."""
+    """A tmpfs of its own on /dev/shm for each sample, and on /tmp unless something is
+    mounted below it (an interpreter installed there), if this driver may mount them
+    (level full). Every sample gets a writable /dev/shm whatever the interpreter's path:
+    the sandbox's root is read-only, and multiprocessing's locks live there."""
+    points = ["/dev/shm"]
+    if cleanup.FreshMounts.possible(scratch_root):
+        points.append(scratch_root)
     try:
-        return cleanup.FreshMounts([scratch_root, "/dev/shm"], size)
+        return cleanup.FreshMounts(points, size)
     except OSError:
         return None
 
@@ -175,20 +181,21 @@ def main(argv):
     # no_new_privs once, for the driver and so for every child: a filter needs it, and
     # nothing forked here gains privilege.
     confine.prctl(confine.PR_SET_NO_NEW_PRIVS, 1)
-    syscall_filter = seccomp.available() if isolate else None
     for name in WARM_MODULES:
         __import__(name)
-    context = Context(scratch_root, syscall_filter, requests_fd, judge_link_fd, isolate, candidate_user, sample_group)
+    context = Context(scratch_root, requests_fd, judge_link_fd, isolate, candidate_user, sample_group)
     # One working directory, made fresh for each sample, so that the variables that
     # name it are set once here rather than in every child. A driver that died may have
     # left one behind.
     cleanup.empty(scratch_root)
-    if "--tmp-bytes" in argv and context.privileged and cleanup.FreshMounts.possible(scratch_root):
+    if "--tmp-bytes" in argv and context.privileged:
         context.fresh_mounts = _fresh_mounts(scratch_root, int(argv[argv.index("--tmp-bytes") + 1]))
+    fresh_mounts = context.fresh_mounts
     _send(responses_fd, {
         "ready": True,
-        "fresh_tmp_per_sample": context.fresh_mounts is not None,
-        "syscall_filter": syscall_filter is not None,
+        "fresh_tmp_per_sample": fresh_mounts is not None and fresh_mounts.holds(scratch_root),
+        "fresh_shm_per_sample": fresh_mounts is not None,
+        "syscall_filter": context.syscall_filter is not None,
         "pid_namespace_per_sample": context.nested,
         "ipc_namespace_per_sample": context.ipc_namespace_per_sample,
         "network_namespace_per_sample": context.network_namespace_per_sample,

@@ -320,3 +320,86 @@ fn no_signal_reaches_beyond_the_sample_at_level_full() {
         }
     }
 }
+
+/// A candidate, and a child of it, that signal every pid and group the kernel lets them
+/// name, `-1`, and every process they can open a pidfd for, with SIGKILL, and then answer
+/// right. Where each candidate is alone in a pid namespace of its own (level full) the
+/// filter lets signals through to any pid, so these land, but only on the sample's own
+/// processes.
+const SIGNALS_EVERYWHERE: &str = r#"    import ctypes, os, signal
+    libc = ctypes.CDLL(None, use_errno=True)
+    NUMBERS = {numbers}
+    own = os.getpid()
+    with open("/proc/sys/kernel/pid_max") as f:
+        top = min(int(f.read()), 1 << 16)
+    # The harness's tests and passk are named from outside; the pids near them too.
+    named = set(range(2, top)) | set(range(max(2, {near} - 5000), {near} + 5000))
+    def everything():
+        for pid in sorted(named - {os.getpid()}):
+            for target in (pid, -pid):
+                try:
+                    os.kill(target, signal.SIGKILL)
+                except OSError:
+                    pass
+            libc.syscall(NUMBERS["tgkill"], pid, pid, signal.SIGKILL)
+            libc.syscall(NUMBERS["tkill"], pid, signal.SIGKILL)
+            try:
+                pidfd = os.pidfd_open(pid)
+            except OSError:
+                continue
+            try:
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            except OSError:
+                pass
+            os.close(pidfd)
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+    child = os.fork()
+    if child == 0:
+        everything()
+        os._exit(0)
+    os.waitpid(child, 0)
+    everything()
+"#;
+
+/// Guards what the rule for a candidate alone in its pid namespace allows: signals to any
+/// pid there (multiprocessing kills its workers by pid). From inside, a sample signals
+/// every pid and group up to 65,536 and those near the tests' own, `-1`, and through
+/// pidfds, from the candidate and from a child: the judge still answers (the sample
+/// passes), the driver runs the next sample, passk finishes, and a host process lives.
+#[test]
+fn a_candidate_alone_in_its_pid_namespace_signals_only_its_own_sample() {
+    let mut victim = Command::new("sleep").arg("3600").spawn().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let attack = SIGNALS_EVERYWHERE
+        .replace("{numbers}", signal_call_numbers())
+        .replace("{near}", &std::process::id().to_string());
+    let records = [
+        json!({"task_id": "basic/0", "completion": format!("{attack}{}", correct_body())}),
+        json!({"task_id": "basic/0", "completion": correct_body()}),
+    ];
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &records);
+    for verdicts in ["judge", "in-process"] {
+        let results = dir.path().join(format!("{verdicts}.jsonl"));
+        let finished = finish(
+            passk(["evaluate"])
+                .arg(&samples)
+                .args(["--problems", "basic", "--partial", "--k", "1", "--jobs", "1", "--timeout", "60"])
+                .args(["--no-dedup", "--verdicts", verdicts, "--results"])
+                .arg(&results),
+        );
+        assert_eq!(finished.code, Some(0), "{verdicts}: passk finished its run: {}", finished.stderr);
+        assert!(finished.stdout.contains("sandbox       full\n"), "{}", finished.stdout);
+        let results = read_jsonl(&results);
+        assert_eq!(results.len(), 2, "{verdicts}");
+        for result in &results {
+            assert_eq!(result["status"], "passed", "{verdicts}: {result}");
+        }
+    }
+    assert!(victim.try_wait().unwrap().is_none(), "the host process survived");
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+}

@@ -5,6 +5,7 @@
 
 mod bad_input;
 mod bundled;
+mod concurrency;
 mod container;
 mod degraded;
 mod evalplus;
@@ -19,8 +20,10 @@ mod humaneval;
 mod interrupts;
 mod judge;
 mod reports;
+mod sandboxfusion;
 mod scale;
 mod scoring;
 mod statistics;
+mod stdio_rules;
 mod survival;
 mod usage;

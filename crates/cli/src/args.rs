@@ -30,7 +30,7 @@ pub struct EvaluateArgs {
     /// `completion` or `solution` per line.
     pub samples: PathBuf,
     /// A problem file (.jsonl, .json or .gz: HumanEval, MBPP, HumanEval+/MBPP+, APPS,
-    /// CodeContests or LiveCodeBench; see --format), or a bundled set's name.
+    /// CodeContests or LiveCodeBench, also as SandboxFusion ships them; see --format), or a bundled set's name.
     #[arg(long)]
     pub problems: String,
     /// The k values of pass@k, comma-separated.
@@ -88,7 +88,7 @@ pub struct EvaluateArgs {
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
     /// A problem file (.jsonl, .json or .gz: HumanEval, MBPP, HumanEval+/MBPP+, APPS,
-    /// CodeContests or LiveCodeBench; see --format), or a bundled set's name.
+    /// CodeContests or LiveCodeBench, also as SandboxFusion ships them; see --format), or a bundled set's name.
     #[arg(long)]
     pub problems: String,
     #[command(flatten)]
@@ -352,7 +352,7 @@ pub struct CompareArgs {
 #[derive(Debug, clap::Args)]
 pub struct CanonicalArgs {
     /// A problem file (.jsonl, .json or .gz: HumanEval, MBPP, HumanEval+/MBPP+, APPS,
-    /// CodeContests or LiveCodeBench; see --format), or a bundled set's name.
+    /// CodeContests or LiveCodeBench, also as SandboxFusion ships them; see --format), or a bundled set's name.
     #[arg(long)]
     pub problems: String,
     /// Where to write the samples [default: standard output].

@@ -76,8 +76,10 @@ pub(crate) struct Ready {
     pub(crate) ipc_namespace_per_sample: bool,
     /// Whether a sample that left sockets is followed by a new network namespace.
     pub(crate) network_namespace_per_sample: bool,
-    /// Whether each sample gets a new /tmp and /dev/shm of its own.
+    /// Whether each sample gets a new /tmp of its own.
     pub(crate) fresh_tmp_per_sample: bool,
+    /// Whether each sample gets a new /dev/shm of its own.
+    pub(crate) fresh_shm_per_sample: bool,
 }
 
 /// Per-candidate limits sent with every request.

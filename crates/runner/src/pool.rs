@@ -48,8 +48,11 @@ pub struct DriverFacts {
     pub ipc_namespace_per_sample: bool,
     /// Each sample finds a network namespace that no earlier sample left a socket in.
     pub network_namespace_per_sample: bool,
-    /// Each sample gets a new /tmp and /dev/shm of its own (tmpfs mounts).
+    /// Each sample gets a new /tmp of its own (a tmpfs mount).
     pub fresh_tmp_per_sample: bool,
+    /// Each sample gets a new /dev/shm of its own (a tmpfs mount), even where its /tmp
+    /// cannot be (an interpreter installed below /tmp is bound there).
+    pub fresh_shm_per_sample: bool,
 }
 
 /// One candidate to run, with whatever the caller needs to match the verdict to it.
@@ -325,6 +328,7 @@ async fn start_drivers(
         ipc_namespace_per_sample: true,
         network_namespace_per_sample: true,
         fresh_tmp_per_sample: true,
+        fresh_shm_per_sample: true,
     };
     let mut failure = None;
     while let Some(joined) = starting.join_next().await {
@@ -336,6 +340,7 @@ async fn start_drivers(
                 facts.ipc_namespace_per_sample &= ready.ipc_namespace_per_sample;
                 facts.network_namespace_per_sample &= ready.network_namespace_per_sample;
                 facts.fresh_tmp_per_sample &= ready.fresh_tmp_per_sample;
+                facts.fresh_shm_per_sample &= ready.fresh_shm_per_sample;
                 drivers.push((slot, driver));
             }
             Err(error) => failure = Some(error),

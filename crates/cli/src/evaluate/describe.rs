@@ -82,8 +82,12 @@ fn describe_network(level: Level, facts: DriverFacts) -> &'static str {
 }
 
 fn describe_syscalls(level: Level, facts: DriverFacts) -> &'static str {
-    if facts.syscall_filter {
-        "filtered: what sandbox/syscalls.toml does not allow fails with EPERM"
+    // Which of the filter's two programs is in force: a candidate alone in its pid
+    // namespace may signal any pid there (see sandbox/syscalls.toml).
+    if facts.syscall_filter && facts.pid_namespace_per_sample {
+        "filtered: what sandbox/syscalls.toml does not allow fails with EPERM; signals reach only the candidate's own pid namespace"
+    } else if facts.syscall_filter {
+        "filtered: what sandbox/syscalls.toml does not allow fails with EPERM; signals reach only the candidate and its group"
     } else if level == Level::None {
         "not filtered (--sandbox none)"
     } else {
@@ -134,6 +138,8 @@ fn describe_limits(options: &EvaluateOptions, level: Level, facts: DriverFacts, 
     };
     let tmp = if facts.fresh_tmp_per_sample {
         format!("{} MiB /tmp and /dev/shm, new for each sample", limits.tmp_mib)
+    } else if facts.fresh_shm_per_sample {
+        format!("{} MiB /tmp per worker, {0} MiB /dev/shm new for each sample", limits.tmp_mib)
     } else if level == Level::Full {
         format!("{} MiB /tmp per worker", limits.tmp_mib)
     } else {

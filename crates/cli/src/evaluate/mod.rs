@@ -482,6 +482,7 @@ fn run_facts(
     run.insert("ipc_namespace_per_sample".into(), json!(machine.facts.ipc_namespace_per_sample));
     run.insert("network_namespace_per_sample".into(), json!(machine.facts.network_namespace_per_sample));
     run.insert("fresh_tmp_per_sample".into(), json!(machine.facts.fresh_tmp_per_sample));
+    run.insert("fresh_shm_per_sample".into(), json!(machine.facts.fresh_shm_per_sample));
     run.insert("cgroups".into(), machine.accounting.to_json());
     run.insert("sandbox_refused".into(), describe::refused(&machine.isolation));
     run.insert("packages".into(), json!(machine.packages));

@@ -1,7 +1,9 @@
-//! Programming-contest suites: APPS, CodeContests and LiveCodeBench. Most of their
-//! problems are whole programs that read standard input and write standard output; the
-//! rest (APPS's `fn_name`, LiveCodeBench's functional tests) call a function or a
-//! LeetCode-style `Solution` method with JSON arguments.
+//! Programming-contest suites: APPS, CodeContests and LiveCodeBench, as their authors
+//! publish them and as SandboxFusion ships them. Most of their problems are whole
+//! programs that read standard input and write standard output; the rest (APPS's
+//! `fn_name`, LiveCodeBench's functional tests) call a function or a LeetCode-style
+//! `Solution` method with JSON arguments. Each suite's outputs are compared by its own
+//! harness's rule ([`Rule`]).
 
 use std::io::Read;
 use std::sync::Arc;
@@ -92,7 +94,7 @@ pub fn apps(
                 .map(|(input, output)| Some(Test { input: text(input)?, output: text(output)? }))
                 .collect::<Option<Vec<_>>>()
                 .ok_or_else(|| bad("holds a test that is neither text nor a list of lines".into()))?;
-            stdio(&tests, options)
+            stdio(&tests, Rule::Apps, options)
         }
     };
     Ok(Problem {
@@ -153,9 +155,105 @@ pub fn code_contests(
         let at = languages.iter().position(|language| language.as_u64() == Some(CODE_CONTESTS_PYTHON3))?;
         texts.get(at)?.as_str().map(str::to_owned)
     });
-    let code =
-        Arc::new(ProblemCode { prompt: String::new(), tests: stdio(&tests, options), entry_point: String::new() });
+    let code = Arc::new(ProblemCode {
+        prompt: String::new(),
+        tests: stdio(&tests, Rule::CodeContests, options),
+        entry_point: String::new(),
+    });
     Ok(Problem { task_id, code, canonical_solution, evalplus: None })
+}
+
+/// SandboxFusion's files of these suites: `id`, `content` (the prompt), `labels` (JSON
+/// text) and `test`, which is either JSON text of SandboxFusion's own standard-input
+/// cases (`[{"input": {"stdin"}, "output": {"stdout"}}]`, its CodeContests), judged as
+/// SandboxFusion judges them, or LiveCodeBench's packing (base64 of zlib of a pickle) of
+/// `{"input_output": JSON text}` in APPS's shape, judged as LiveCodeBench judges it.
+pub fn sandboxfusion(
+    source: &str,
+    line: usize,
+    object: &Map<String, Value>,
+    options: &SetOptions,
+) -> Result<Problem, InputError> {
+    let task_id = super::task_id(source, line, object, "id")?;
+    let text = string_field(source, line, object, "test")?;
+    let bad = |message: String| InputError::Field { path: source.to_owned(), line, field: "test", message };
+    let canonical_solution = object.get("canonical_solution").and_then(Value::as_str).map(str::to_owned);
+    let code = match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Array(cases)) => {
+            let text_at =
+                |case: &Value, side: &str, stream: &str| Some(case.get(side)?.get(stream)?.as_str()?.to_owned());
+            let tests = cases
+                .iter()
+                .map(|case| {
+                    Some(Test { input: text_at(case, "input", "stdin")?, output: text_at(case, "output", "stdout")? })
+                })
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| bad("holds a case without `input.stdin` or `output.stdout` text".into()))?;
+            if tests.is_empty() {
+                return Err(bad("holds no cases".into()));
+            }
+            ProblemCode {
+                prompt: String::new(),
+                tests: stdio(&tests, Rule::CodeContests, options),
+                entry_point: String::new(),
+            }
+        }
+        Ok(_) => return Err(bad("is JSON but not a list of cases".into())),
+        Err(_) => {
+            let packed: Value = serde_json::from_str(&unpickle_text(&text).map_err(bad)?)
+                .map_err(|error| bad(format!("holds no JSON: {error}")))?;
+            let input_output = packed
+                .get("input_output")
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad("holds no `input_output` text".into()))?;
+            let tests: Value = serde_json::from_str(input_output)
+                .map_err(|error| bad(format!("holds `input_output` that is not JSON: {error}")))?;
+            let list = |name: &str| -> Result<Vec<String>, InputError> {
+                tests
+                    .get(name)
+                    .and_then(Value::as_array)
+                    .ok_or_else(|| bad(format!("holds `input_output` with no list `{name}`")))?
+                    .iter()
+                    .map(|item| {
+                        item.as_str().map(str::to_owned).ok_or_else(|| bad(format!("holds `{name}` that are not text")))
+                    })
+                    .collect()
+            };
+            let (inputs, outputs) = (list("inputs")?, list("outputs")?);
+            if inputs.len() != outputs.len() || inputs.is_empty() {
+                return Err(bad(format!("holds {} inputs and {} outputs", inputs.len(), outputs.len())));
+            }
+            match tests.get("fn_name").and_then(Value::as_str) {
+                Some(name) => {
+                    let content = object.get("content").and_then(Value::as_str).unwrap_or_default();
+                    let entry_point =
+                        if content.contains("class Solution") { format!("Solution.{name}") } else { name.to_owned() };
+                    let count = inputs.len();
+                    let tests = calls(
+                        &entry_point,
+                        "livecodebench",
+                        "lines",
+                        json!(inputs).to_string(),
+                        json!(outputs).to_string(),
+                        "json-texts",
+                        count,
+                        options,
+                    );
+                    ProblemCode { prompt: String::new(), tests, entry_point }
+                }
+                None => {
+                    let tests: Vec<Test> =
+                        inputs.into_iter().zip(outputs).map(|(input, output)| Test { input, output }).collect();
+                    ProblemCode {
+                        prompt: String::new(),
+                        tests: stdio(&tests, Rule::Livecodebench, options),
+                        entry_point: String::new(),
+                    }
+                }
+            }
+        }
+    };
+    Ok(Problem { task_id, code: Arc::new(code), canonical_solution, evalplus: None })
 }
 
 /// LiveCodeBench: public test cases as JSON text, private ones as JSON text or as
@@ -220,7 +318,11 @@ pub fn livecodebench(
         ProblemCode { prompt: String::new(), tests, entry_point }
     } else {
         let tests: Vec<Test> = cases.into_iter().map(|(input, output, _)| Test { input, output }).collect();
-        ProblemCode { prompt: String::new(), tests: stdio(&tests, options), entry_point: String::new() }
+        ProblemCode {
+            prompt: String::new(),
+            tests: stdio(&tests, Rule::Livecodebench, options),
+            entry_point: String::new(),
+        }
     };
     Ok(Problem { task_id, code: Arc::new(code), canonical_solution: None, evalplus: None })
 }
@@ -266,10 +368,30 @@ fn plain(value: serde_pickle::Value) -> Option<Value> {
     })
 }
 
-/// A suite of standard-input tests.
-fn stdio(tests: &[Test], options: &SetOptions) -> Tests {
+/// How a suite's own harness compares a program's output with the expected one; the
+/// judge applies the same rule (`sandbox/passk_driver/stdio.py`, by these names).
+#[derive(Debug, Clone, Copy)]
+enum Rule {
+    Apps,
+    CodeContests,
+    Livecodebench,
+}
+
+impl Rule {
+    fn name(self) -> &'static str {
+        match self {
+            Rule::Apps => "apps",
+            Rule::CodeContests => "code-contests",
+            Rule::Livecodebench => "livecodebench",
+        }
+    }
+}
+
+/// A suite of standard-input tests, compared by `rule`.
+fn stdio(tests: &[Test], rule: Rule, options: &SetOptions) -> Tests {
     let data = json!({
         "tests": tests.iter().map(|test| json!({"input": test.input, "output": test.output})).collect::<Vec<_>>(),
+        "compare": rule.name(),
         "all": options.all_tests,
         "float_tolerance": options.float_tolerance,
         "checker": options.checker,

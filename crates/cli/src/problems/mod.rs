@@ -6,7 +6,7 @@
 //! - EvalPlus's HumanEval+ and MBPP+: inputs whose expected outputs come from running
 //!   the canonical solution (see `expected`), each input one call through the judge.
 //! - APPS, CodeContests and LiveCodeBench: standard-input tests, or calls of a function
-//!   or of a LeetCode-style `class Solution` method.
+//!   or of a LeetCode-style `class Solution` method; also in SandboxFusion's files.
 //!
 //! The format is told from the file's first record, or given with `--format`.
 
@@ -48,6 +48,8 @@ pub enum Format {
     CodeContests,
     // LiveCodeBench: `question_id`, `public_test_cases`, `private_test_cases`.
     Livecodebench,
+    // SandboxFusion's files of CodeContests and LiveCodeBench: `id`, `content`, `labels`, `test`.
+    Sandboxfusion,
 }
 
 impl Format {
@@ -60,6 +62,7 @@ impl Format {
             Format::Apps => "apps",
             Format::CodeContests => "code-contests",
             Format::Livecodebench => "livecodebench",
+            Format::Sandboxfusion => "sandboxfusion",
         }
     }
 
@@ -78,6 +81,8 @@ impl Format {
             Format::CodeContests
         } else if has("public_test_cases") || has("question_id") {
             Format::Livecodebench
+        } else if has("content") && has("test") && has("labels") {
+            Format::Sandboxfusion
         } else if has("prompt") && has("test") && has("entry_point") {
             Format::Humaneval
         } else {
@@ -190,6 +195,9 @@ impl ProblemSet {
             Format::Livecodebench => {
                 each_line(reader, |line, object| contests::livecodebench(&source, line, object, options))?
             }
+            Format::Sandboxfusion => {
+                each_line(reader, |line, object| contests::sandboxfusion(&source, line, object, options))?
+            }
         };
         ProblemSet::new(source, sha256, format, problems)
     }
@@ -225,7 +233,7 @@ impl ProblemSet {
     /// Whether task ids are numbers in this format (MBPP's), so that samples may give
     /// them as JSON numbers.
     pub fn numeric_ids(&self) -> bool {
-        matches!(self.format, Format::Mbpp | Format::MbppSanitized | Format::Apps)
+        matches!(self.format, Format::Mbpp | Format::MbppSanitized | Format::Apps | Format::Sandboxfusion)
     }
 }
 

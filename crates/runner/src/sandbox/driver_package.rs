@@ -38,12 +38,12 @@ pub const MODULES: [(&str, &str); 18] = [
 pub const BOOT: &str =
     "import sys; sys.path.insert(0, sys.argv[1]); from passk_driver import worker; worker.main(sys.argv[2:])";
 
-/// Each file of the package, by name: its modules and this machine's system-call filter,
-/// which the driver installs in every candidate.
+/// Each file of the package, by name: its modules and this machine's system-call
+/// filters, one of which the driver installs in every candidate.
 pub fn files() -> Vec<(&'static str, Vec<u8>)> {
     let mut files: Vec<(&str, Vec<u8>)> =
         MODULES.iter().map(|(name, text)| (*name, text.as_bytes().to_vec())).collect();
-    files.extend(seccomp::native_program().map(|program| (seccomp::PROGRAM_FILE, program)));
+    files.extend(seccomp::native_programs().into_iter().flatten());
     files
 }
 

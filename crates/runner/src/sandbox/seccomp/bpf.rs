@@ -367,6 +367,39 @@ mod tests {
         assert_eq!(tgkill(2), DENIED);
     }
 
+    /// Guards the variant for a candidate alone in its own pid namespace, where a
+    /// multiprocessing.Pool used as a context manager failed with PermissionError now
+    /// and then: its terminate() kills the pool's workers by pid. There signals go to
+    /// any pid; everywhere else, and for every other call, the policy is unchanged.
+    #[test]
+    fn alone_in_its_pid_namespace_a_candidate_may_signal_any_pid_and_nothing_else_changes() {
+        let policy = Policy::compiled_in();
+        let alone_policy = policy.alone_in_pid_namespace();
+        for arch in [Arch::X86_64, Arch::AARCH64] {
+            let shared = compile(&policy, arch);
+            let alone = compile(&alone_policy, arch);
+            for pid in [1, 2, PID + 1, u64::MAX, u64::from(7u32.wrapping_neg())] {
+                for name in ["kill", "rt_sigqueueinfo", "tkill", "tgkill", "rt_tgsigqueueinfo"] {
+                    let arguments = [pid, 9, 9, 0, 0, 0];
+                    assert_eq!(call(&alone, arch, name, arguments), RET_ALLOW, "{name}({pid:#x}) alone");
+                    if pid != PID && pid != 0 {
+                        assert_eq!(call(&shared, arch, name, arguments), DENIED, "{name}({pid:#x})");
+                    }
+                }
+            }
+            for name in ["pidfd_send_signal", "ptrace", "process_vm_readv", "unshare", "setns"] {
+                assert_eq!(call(&alone, arch, name, [1, 9, 0, 0, 0, 0]), DENIED, "{name} alone");
+            }
+            let prlimit = |program: &[u8]| call(program, arch, "prlimit64", [2, 0, 0, 0x7FFF_0000, 0, 0]);
+            assert_eq!(prlimit(&alone), DENIED, "another process's limits, alone");
+            for (name, action) in &policy.calls {
+                if !policy.alone.contains(name) {
+                    assert_eq!(alone_policy.calls[name], *action, "{name}");
+                }
+            }
+        }
+    }
+
     /// Guards the bans on choosing who gets a descriptor's signals: through fcntl, ioctl
     /// or signal-driven I/O, and through another process's CPU limit.
     #[test]
@@ -464,5 +497,8 @@ mod tests {
         );
         let both = "[[when]]\ncalls = [\"kill\"]\nfail_with = 1\nallow_if = { argument = 0, is = [0] }\n";
         assert!(matches!(Policy::parse(&format!("{both}{base}")), Err(PolicyError::Rule(_))));
+        let alone =
+            "[[when]]\ncalls = [\"kill\"]\nallow_if = { argument = 0, is = [0] }\nalone_in_pid_namespace = \"deny\"\n";
+        assert!(matches!(Policy::parse(&format!("{alone}{base}")), Err(PolicyError::Alone(_))));
     }
 }

@@ -6,6 +6,12 @@
 //! driver package is written, the program is compiled and written beside it; the driver makes
 //! each candidate's copy by writing the candidate's pid where the program says `self`
 //! (see [`OWN_PID`]) and installs it after the candidate has dropped its privileges.
+//!
+//! There are two programs. A candidate that is alone in a pid namespace of its own
+//! (level `full`) can name no process but its sample's, so the calls the policy marks
+//! `alone_in_pid_namespace = "allow"` (signals) are allowed there with any argument, as
+//! honest concurrent code needs (a `multiprocessing.Pool` kills its own workers by pid);
+//! everywhere else those calls keep their rules.
 
 mod bpf;
 
@@ -20,6 +26,9 @@ const POLICY_FILE: &str = include_str!("../../../../../sandbox/syscalls.toml");
 
 /// The file the compiled program is written to, in the driver package's directory.
 pub const PROGRAM_FILE: &str = "candidate.bpf";
+
+/// The file the program for a candidate alone in its own pid namespace is written to.
+pub const ALONE_PROGRAM_FILE: &str = "candidate-alone.bpf";
 
 /// What the filter does with a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,11 +72,13 @@ pub enum Value {
 }
 
 /// The policy, with its rules keyed by call name.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Policy {
     pub calls: BTreeMap<String, Action>,
     /// Named only to say they are denied.
     pub denied: Vec<String>,
+    /// Calls allowed with any argument to a candidate alone in its own pid namespace.
+    pub alone: Vec<String>,
 }
 
 #[derive(Debug, Error)]
@@ -84,6 +95,8 @@ pub enum PolicyError {
     Test(u8),
     #[error("`{0}` is not a value a test can compare with: a number, \"self\" or \"-self\"")]
     Value(String),
+    #[error("alone_in_pid_namespace of {0:?} can only be \"allow\"")]
+    Alone(Vec<String>),
 }
 
 #[derive(Deserialize)]
@@ -103,6 +116,8 @@ struct WhenFile {
     allow_if: Option<ConditionsFile>,
     deny_if: Option<ConditionsFile>,
     fail_with: Option<u16>,
+    /// `"allow"`: what the calls do for a candidate alone in its own pid namespace.
+    alone_in_pid_namespace: Option<String>,
 }
 
 /// One condition, or a list of which any may hold.
@@ -179,7 +194,13 @@ impl Policy {
         for name in file.allow.into_values().flatten() {
             add(name, Action::Allow)?;
         }
+        let mut alone = Vec::new();
         for rule in file.when {
+            match rule.alone_in_pid_namespace.as_deref() {
+                None => {}
+                Some("allow") => alone.extend(rule.calls.iter().cloned()),
+                Some(_) => return Err(PolicyError::Alone(rule.calls)),
+            }
             let action = match (rule.allow_if, rule.deny_if, rule.fail_with) {
                 (Some(test), None, None) => Action::AllowIf(test.resolve()?),
                 (None, Some(test), None) => Action::DenyIf(test.resolve()?),
@@ -201,7 +222,17 @@ impl Policy {
                 return Err(PolicyError::Unknown(name.clone()));
             }
         }
-        Ok(Policy { calls, denied })
+        Ok(Policy { calls, denied, alone })
+    }
+
+    /// The policy for a candidate alone in a pid namespace of its own: the calls marked
+    /// for it allowed with any argument.
+    pub fn alone_in_pid_namespace(&self) -> Policy {
+        let mut policy = self.clone();
+        for name in &self.alone {
+            policy.calls.insert(name.clone(), Action::Allow);
+        }
+        policy
     }
 }
 
@@ -240,8 +271,14 @@ impl Arch {
     }
 }
 
-/// This machine's program for the compiled-in policy, as the bytes of its `struct
-/// sock_filter` array; None on a machine passk has no filter for.
-pub fn native_program() -> Option<Vec<u8>> {
-    Arch::native().map(|arch| compile(&Policy::compiled_in(), arch))
+/// This machine's programs for the compiled-in policy, each as the bytes of its `struct
+/// sock_filter` array with the file it is written to: for every candidate, and for one
+/// alone in its own pid namespace. None on a machine passk has no filter for.
+pub fn native_programs() -> Option<[(&'static str, Vec<u8>); 2]> {
+    let arch = Arch::native()?;
+    let policy = Policy::compiled_in();
+    Some([
+        (PROGRAM_FILE, compile(&policy, arch)),
+        (ALONE_PROGRAM_FILE, compile(&policy.alone_in_pid_namespace(), arch)),
+    ])
 }
