@@ -43,7 +43,17 @@ impl Tests {
     /// driver that had held the tests could find them in its memory, run them against a
     /// recorder and answer every call from what it recorded.
     pub fn check(prompt: &str, test: &str, entry_point: &str) -> Tests {
-        let data = serde_json::json!({"entry_point": entry_point, "check": {"prompt": prompt, "test": test}});
+        Tests::check_calling(prompt, test, entry_point, "check")
+    }
+
+    /// As `check`, with the test code's function named `call` rather than `check`: for
+    /// tests written here, whose entry point may itself be named `check`.
+    pub fn check_calling(prompt: &str, test: &str, entry_point: &str, call: &str) -> Tests {
+        let mut check = serde_json::json!({"prompt": prompt, "test": test});
+        if call != "check" {
+            check["call"] = call.into();
+        }
+        let data = serde_json::json!({"entry_point": entry_point, "check": check});
         Tests::Check(Arc::new(Suite::new(data, 1, None)))
     }
 }
@@ -88,6 +98,12 @@ impl Suite {
     /// The test code of HumanEval-style tests (`Tests::check`).
     pub fn check_code(&self) -> Option<&str> {
         self.data.get("check")?.get("test")?.as_str()
+    }
+
+    /// The function the test code of HumanEval-style tests defines and the harness calls
+    /// with the candidate: `check`, unless named otherwise.
+    pub fn check_call(&self) -> &str {
+        self.data.get("check").and_then(|check| check.get("call")?.as_str()).unwrap_or("check")
     }
 }
 
@@ -155,7 +171,7 @@ impl Program {
         match &self.problem.tests {
             Tests::Check(suite) => {
                 let test = suite.check_code()?;
-                Some(format!("{}\n{}\ncheck({})", self.candidate, test, self.problem.entry_point))
+                Some(format!("{}\n{}\n{}({})", self.candidate, test, suite.check_call(), self.problem.entry_point))
             }
             Tests::Calls(_) | Tests::Stdio(_) => None,
         }
