@@ -496,8 +496,7 @@ def decode(data, budget=None, handles=None):
 
 
 # What each value costs to hold, about (CPython 3, 64-bit): the reference to it, the
-# object, and per item of a container (sets and dicts keep spare room). The raw bytes of
-# a frame are counted too, held while the value is built.
+# object, and per item of a container (sets and dicts keep spare room).
 _REFERENCE = 8
 _OBJECT = {_I: 36, _S: 57, _B: 41, _D: 24, _C: 32, _N: 0, _T: 0, _F: 0, _L: 56, _U: 40, _E: 216, _Z: 216, _M: 232,
            _K: 232, _O: 400, _Y: 240, _Q: 640, _P: 40, _R: 56, _X: 104, _W: 64, _A: 112, _G: 32, _J: 0, _V: 0,
@@ -513,7 +512,7 @@ def _measure(data, budget):
     """Adds up what the value in `data` would cost to build, without building it: the
     encoding lists every value in order, so one pass over the tags is enough. TooLarge
     past `budget`; bytes that are not an encoding are left for the decoder to refuse."""
-    at, total, end = 0, len(data), len(data)
+    at, total, end = 0, 0, len(data)
     while at < end:
         tag = data[at]
         at += 1

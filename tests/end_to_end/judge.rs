@@ -60,7 +60,7 @@ fn in_process_hacks() -> Vec<(&'static str, String)> {
         (
             "HumanEval/0",
             "    return None\nimport sys\nwire = sys.modules['passk_driver.wire']\ntuple_encoder = wire._ENCODERS[tuple]\n\
-             wire._ENCODERS[tuple] = lambda v, out, d: tuple_encoder(('passed', '', 'passed'), out, d)\n"
+             wire._ENCODERS[tuple] = lambda v, out, d, h: tuple_encoder(('passed', '', 'passed'), out, d, h)\n"
                 .into(),
         ),
         // Redefines the helpers the tests rely on.
@@ -93,8 +93,8 @@ fn hacks_that_beat_the_tests_in_process_fail_before_the_judge() {
     let judged = humaneval(&hacks, "judge");
     assert_eq!(passed(&judged), vec![false; hacks.len()], "{judged:#?}");
     let details: Vec<&str> = judged.iter().map(|r| r["detail"].as_str().unwrap()).collect();
-    assert!(details[8].ends_with("candidate returned a Yes, which is not plain data"), "{}", details[8]);
-    assert!(details[9].ends_with("candidate returned an Int, which is not plain data"), "{}", details[9]);
+    assert!(details[8].ends_with("candidate returned <a Yes object>"), "{}", details[8]);
+    assert!(details[9].ends_with("candidate returned 0"), "an int subclass is only its int: {}", details[9]);
 }
 
 /// A decorator left dangling at the end of a completion attaches to the tests' own
@@ -112,9 +112,9 @@ fn a_dangling_decorator_that_swallows_check_fails_on_every_problem() {
     assert!(judged.iter().all(|r| r["status"] == "error"), "{judged:#?}");
 }
 
-/// Answers that cannot cross to the judge, and answers that try to break it.
+/// Answers that are not data, and answers that try to break the judge.
 #[test]
-fn what_is_not_plain_data_or_breaks_the_channel_fails() {
+fn what_is_not_data_or_breaks_the_channel_fails() {
     let always_equal = "    class Yes:\n        def __eq__(self, other):\n            return True\n        def __hash__(self):\n            return 0\n";
     let hacks: Vec<(&str, String)> = vec![
         ("HumanEval/0", format!("{always_equal}    return {{Yes(): True}}\n")),
@@ -148,11 +148,13 @@ fn what_is_not_plain_data_or_breaks_the_channel_fails() {
         assert_ne!(result["status"], "timeout", "{result}");
     }
     let details: Vec<&str> = judged.iter().map(|r| r["detail"].as_str().unwrap()).collect();
-    for detail in &details[..3] {
-        assert!(detail.ends_with("candidate returned a Yes, which is not plain data"), "{detail}");
-    }
-    assert!(details[3].ends_with("candidate returned a generator, which is not plain data"), "{}", details[3]);
-    assert!(details[4].contains("larger than 64 MiB"), "{}", details[4]);
+    // What is not data crosses as a handle, which the judge compares by its own rules.
+    assert!(details[0].ends_with("candidate returned {<a Yes object>: True}"), "{}", details[0]);
+    assert!(details[1].ends_with("candidate returned {<a Yes object>}"), "{}", details[1]);
+    assert!(details[2].ends_with("candidate returned (True, <a Yes object>)"), "{}", details[2]);
+    assert!(details[3].ends_with("candidate returned <a generator object>"), "{}", details[3]);
+    // 100 MB of honest output crosses: it is only wrong.
+    assert!(details[4].contains("candidate returned 'xxxxxxxx"), "{}", details[4]);
     assert!(details[5].contains("nested deeper than 100 levels"), "{}", details[5]);
     assert!(details[6].contains("nested deeper than 100 levels"), "{}", details[6]);
     assert!(details[7].ends_with(r"candidate returned '\ud800'"), "{}", details[7]);
@@ -300,7 +302,7 @@ fn the_wire_formats_unit_tests_pass() {
             .arg(passk_tests::repo_root().join("tests/interpreter")),
     );
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
-    assert!(finished.stderr.contains("Ran 21 tests"), "{}", finished.stderr);
+    assert!(finished.stderr.contains("Ran 36 tests"), "{}", finished.stderr);
 }
 
 /// A candidate that hangs in a call is a time-out, and the judge it left mid-sample is

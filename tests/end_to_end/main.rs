@@ -24,3 +24,4 @@ mod scoring;
 mod statistics;
 mod survival;
 mod usage;
+mod values;

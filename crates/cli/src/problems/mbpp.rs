@@ -6,7 +6,9 @@
 //! The program is the candidate, then the setup code (`test_setup_code`, or the
 //! sanitized file's `test_imports`), then the asserts: the setup builds objects of
 //! classes the solution defines, and in that order every canonical solution passes
-//! under plain Python. The problem has no prompt: a completion is the whole solution.
+//! under plain Python. In judge mode the candidate's process runs the setup code after
+//! the candidate too, since in one namespace the solution may use what it imports. The
+//! problem has no prompt: a completion is the whole solution.
 //! The entry point is the function the first assert calls that the reference solution
 //! defines; where it is itself named `check`, the asserts' function takes another name.
 
@@ -101,7 +103,8 @@ fn problem(
     if asserts.is_empty() {
         test.push_str("    pass\n");
     }
-    let tests = Tests::check_calling("", &test, &entry_point, &call);
+    let setup = setup.trim_end();
+    let tests = Tests::check_calling("", &test, &entry_point, &call, setup);
     let code_of = Arc::new(ProblemCode { prompt: String::new(), tests, entry_point });
     Ok(Problem { task_id, code: code_of, canonical_solution: Some(code), evalplus: None })
 }
