@@ -806,6 +806,10 @@ def _dtype(numpy, text):
     return kind
 
 
+# Frames longer than this are checked to be messages before they are read.
+_LARGE_FRAME = 1 << 20
+
+
 class Channel:
     """One end of the judge's line to the candidate: frames over a pair of pipes. Reads
     are buffered, so that a frame usually takes one system call."""
@@ -835,6 +839,13 @@ class Channel:
         (size,) = _LENGTH.unpack_from(self.buffer)
         if self.budget is not None and size > self.budget:
             raise TooLarge(self.budget)
+        if size > _LARGE_FRAME:
+            # Every message is a tuple: bytes that say otherwise are refused before the
+            # reader waits for gigabytes that may never come.
+            if len(self.buffer) < 5 and not self._fill(5, deadline):
+                raise Malformed("a frame cut short")
+            if self.buffer[4] != _U:
+                raise Malformed(f"a frame of {size} bytes that is not a message")
         if len(self.buffer) < 4 + size and not self._fill(4 + size, deadline):
             raise Malformed("a frame cut short")
         if len(self.buffer) == 4 + size:

@@ -266,7 +266,38 @@ fn exceptions_keywords_copies_and_plain_data_cross_and_callables_are_reported() 
     // In one interpreter the tests see the candidate empty their list.
     assert_eq!(passed(&in_process), [true, false, true, true]);
 
+    // The test passes a function of its own: no sample of that problem can be judged out
+    // of process, its canonical solution's neither, so by default the problem is judged
+    // in process, and says so.
     let (finished, judged) = run(&samples, "judge", &problems);
+    let statuses: Vec<&str> = judged.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["passed", "passed", "passed", "passed"], "{judged:#?}");
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert_eq!(judged[3]["verdicts"], "in-process", "{}", judged[3]);
+    assert!(judged[..3].iter().all(|r| r.get("verdicts").is_none()), "{judged:#?}");
+    assert!(
+        finished
+            .stdout
+            .contains("fallback      1 problem judged in process, their tests passing what cannot cross: callable/0"),
+        "{}",
+        finished.stdout
+    );
+
+    // With --no-fallback the problem is unjudgeable, and pass@k withheld.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("samples.jsonl");
+    let records: Vec<Value> = samples.iter().map(|(t, c)| json!({"task_id": t, "completion": c})).collect();
+    write_jsonl(&path, &records);
+    let results = dir.path().join("results.jsonl");
+    let finished = finish(
+        passk(["evaluate"])
+            .arg(&path)
+            .arg("--problems")
+            .arg(&problems)
+            .args(["--k", "1", "--no-fallback", "--results"])
+            .arg(&results),
+    );
+    let judged = read_jsonl(&results);
     let statuses: Vec<&str> = judged.iter().map(|r| r["status"].as_str().unwrap()).collect();
     assert_eq!(statuses, ["passed", "passed", "passed", "unjudgeable"], "{judged:#?}");
     assert_eq!(finished.code, Some(4), "a problem that cannot be judged withholds pass@k: {}", finished.stderr);
@@ -285,11 +316,35 @@ fn exceptions_keywords_copies_and_plain_data_cross_and_callables_are_reported() 
     );
 
     // `score` withholds pass@k from the same results, for the same reason.
-    let results = dir.path().join("judged.jsonl");
-    write_jsonl(&results, &judged);
     let scored = finish(passk(["score"]).arg(&results));
     assert_eq!(scored.code, Some(4), "{}", scored.stderr);
     assert!(scored.stderr.contains("callable/0"), "{}", scored.stderr);
+}
+
+/// A sample whose own answers make its tests pass what cannot cross, on a problem whose
+/// canonical solution's tests do not, fails: the fallback is the problem's, never the
+/// sample's to choose, or a candidate could move its problem into its own process.
+#[test]
+fn a_sample_cannot_choose_to_be_judged_in_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("problems.jsonl");
+    let problem = json!({"task_id": "apply/0", "prompt": "def twice(x):\n", "entry_point": "twice",
+        "canonical_solution": "    return 2 * x\n",
+        "test": "def check(candidate):\n    answer = candidate(2)\n    if answer != 4:\n        candidate(lambda: answer)\n    assert answer == 4\n"});
+    write_jsonl(&problems, &[problem]);
+    // Wrong, so that the tests pass it a function of their own.
+    let hack = "    return object()\n";
+    let samples = vec![("apply/0", "    return 2 * x\n".to_owned()), ("apply/0", hack.to_owned())];
+    let (finished, judged) = run(&samples, "judge", &problems);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let statuses: Vec<&str> = judged.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["passed", "failed"], "{judged:#?}");
+    assert!(judged.iter().all(|r| r["verdicts"] != "in-process"), "{judged:#?}");
+    assert!(
+        judged[1]["detail"].as_str().unwrap().contains("this sample's own answers made them unjudgeable"),
+        "{}",
+        judged[1]
+    );
 }
 
 /// The wire format's own unit tests (`tests/interpreter`), run under the real
@@ -302,7 +357,7 @@ fn the_wire_formats_unit_tests_pass() {
             .arg(passk_tests::repo_root().join("tests/interpreter")),
     );
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
-    assert!(finished.stderr.contains("Ran 36 tests"), "{}", finished.stderr);
+    assert!(finished.stderr.contains("Ran 37 tests"), "{}", finished.stderr);
 }
 
 /// A candidate that hangs in a call is a time-out, and the judge it left mid-sample is

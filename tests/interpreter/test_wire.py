@@ -403,6 +403,14 @@ class Frames(unittest.TestCase):
         with self.assertRaisesRegex(wire.Malformed, "cut short"):
             self.receiving.receive()
 
+    def test_a_large_frame_that_is_not_a_message_is_refused_without_reading_it(self):
+        # Guards against forged text read as the length of a frame of gigabytes, which
+        # the reader then waited for.
+        receiving = wire.Channel(self.read_fd, -1, budget=4 << 30)
+        os.write(self.write_fd, b'{"status": "passed"}\n')
+        with self.assertRaisesRegex(wire.Malformed, "not a message"):
+            receiving.receive()
+
     def test_a_frame_over_the_budget_is_refused_without_reading_it(self):
         receiving = wire.Channel(self.read_fd, -1, budget=1 << 20)
         os.write(self.write_fd, b"\x7f\xff\xff\xff")
@@ -410,7 +418,7 @@ class Frames(unittest.TestCase):
             receiving.receive()
 
     def test_a_frame_of_many_megabytes_arrives_whole(self):
-        payload = wire.encode("z" * (40 << 20))
+        payload = wire.encode(("return", "z" * (40 << 20)))
         receiving = wire.Channel(self.read_fd, -1, budget=1 << 30)
         sender = os.fork()
         if sender == 0:
