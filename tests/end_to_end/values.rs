@@ -232,3 +232,30 @@ fn malformed_handles_are_the_candidates_error() {
         assert!(result["detail"].as_str().unwrap().starts_with("sent the judge an unreadable answer"), "{result}");
     }
 }
+
+/// Guards against numpy answers, which EvalPlus accepts, failing as "not plain data":
+/// a numpy.int64 and a list of numpy.float64 cross as numpy values, and EvalPlus's
+/// comparison takes them. Needs an interpreter with numpy (CI's /usr/bin/python3).
+#[test]
+fn numpy_answers_cross_to_a_suite_of_calls() {
+    let python = Path::new("/usr/bin/python3");
+    let has_numpy = std::process::Command::new(python).args(["-c", "import numpy"]).status().is_ok_and(|s| s.success());
+    if !has_numpy {
+        eprintln!("skipped: /usr/bin/python3 cannot import numpy");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let samples = [
+        json!({"task_id": "HumanEval/901", "completion": "    import numpy\n    return numpy.int64(n) + 1 if abs(n) < 2**62 else n + 1\n"}),
+        json!({"task_id": "HumanEval/900", "completion": "    import numpy\n    return [numpy.float64(x) * k for x in xs]\n"}),
+        json!({"task_id": "HumanEval/900", "completion": "    import numpy\n    return numpy.array(xs) * k + 1\n"}),
+    ];
+    let (_, results) = passk_tests::evaluate_set(
+        dir.path(),
+        &passk_tests::format_fixture("evalplus-humaneval.jsonl"),
+        &samples,
+        &["--python", "/usr/bin/python3", "--allow-package", "numpy"],
+    );
+    assert_eq!(passed(&results), [true, true, false], "{results:#?}");
+    assert!(results[2]["detail"].as_str().unwrap().contains("returned array"), "{}", results[2]);
+}
