@@ -451,8 +451,10 @@ def _resolve(module, qualname):
         raise Malformed(f"{shorten(module, 60)}.{shorten(qualname, 60)} does not cross by name")
     value = importlib.import_module(module)
     for part in qualname.split("."):
-        if not part.isidentifier():
-            raise Malformed("a name that is not a qualified name")
+        # Public names only: a private one or a dunder (`__globals__`) would reach the
+        # receiver's own internals.
+        if not part.isidentifier() or part.startswith("_"):
+            raise Malformed("a name that is not a public qualified name")
         value = getattr(value, part)
     return value
 

@@ -346,6 +346,7 @@ class Malformed(unittest.TestCase):
             b"J" + wire.encode("builtins") + wire.encode("eval"),
             b"J" + wire.encode("os") + wire.encode("system"),
             b"J" + wire.encode("builtins") + wire.encode("nothing"),
+            b"J" + wire.encode("collections") + wire.encode("namedtuple.__globals__"),
             b"V" + wire.encode("antigravity"),
             b"V" + wire.encode("no_such_module_here"),
         ]
