@@ -7,8 +7,11 @@ an object of its own class). None of these can cross as data, and none of the ca
 code may run in the judge. So the object stays where it is, in a table of the
 candidate's process, and crosses as its number in that table (wire tags H and h). In the
 judge a `Handle` stands for it: calling it, reading, setting or deleting an attribute
-or an item, its truth, its length, iterating it, `in` and `str` each go to the candidate
-as a message, run there, and come back as data or as further handles.
+or an item, its truth, its length, iterating it and `str` each go to the candidate
+as a message, run there, and come back as data or as further handles. Each gives the
+candidate no more than an answer of plain data would: `in` is not among them, since a
+`__contains__` that says yes to everything would pass `assert "x" in answer` without
+knowing the answer; it iterates the object instead, and the judge compares the items.
 
 What the judge decides about a handle it decides with its own code alone:
 - equality: the same object, or, for objects of a class the candidate wrote, the same
@@ -23,9 +26,6 @@ from . import wire
 # What a handle stands for: a class, a module, an object of a class written in Python
 # (whose data can be fetched and compared), or anything else (compared by identity).
 KINDS = ("class", "module", "object", "opaque")
-# The messages a handle answers, and what each takes.
-OPERATIONS = ("call", "getattr", "setattr", "delattr", "getitem", "setitem", "delitem", "bool", "len", "iter",
-              "next", "contains", "str", "data")
 # Python's flag for a class made by a class statement rather than written in C.
 _HEAP_TYPE = 1 << 9
 TYPE_NAME_CAP = 200
@@ -103,8 +103,6 @@ class CandidateHandles:
             return iter(target)
         if operation == "next":
             return next(target)
-        if operation == "contains":
-            return argument in target
         if operation == "str":
             return str(target)
         if operation == "data":
@@ -240,12 +238,6 @@ class Handle:
 
     def __next__(self):
         return self._ask("next")
-
-    def __contains__(self, item):
-        answer = self._ask("contains", item)
-        if type(answer) is not bool:
-            raise TypeError("__contains__ should return bool")
-        return answer
 
     def __str__(self):
         answer = self._ask("str")

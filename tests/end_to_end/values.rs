@@ -206,6 +206,40 @@ fn the_candidates_code_runs_only_in_its_own_process() {
     assert!(detail.starts_with("line 7: assert made == 2"), "only the last assert failed: {detail}");
 }
 
+/// Guards against a handle's `__contains__` deciding `in`: one that says yes to
+/// everything passes `assert "needle" in answer` in process; in the judge `in` iterates
+/// the object and compares each item itself.
+#[test]
+fn what_a_handle_contains_is_decided_by_iterating_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("problems.jsonl");
+    let problem = json!({"task_id": "contains/0", "prompt": "def words(text):\n", "entry_point": "words",
+        "canonical_solution": "    return text.split()\n",
+        "test": "def check(candidate):\n    assert 'needle' in candidate('hay needle')\n    assert 'hay' in candidate('hay needle')\n"});
+    write_jsonl(&problems, &[problem]);
+    let hack = "    class Everything:\n        def __contains__(self, item):\n            return True\n        def __iter__(self):\n            return iter(())\n    return Everything()\n";
+    let honest = "    class Words:\n        def __init__(self, words):\n            self.words = words\n        def __iter__(self):\n            return iter(self.words)\n    return Words(text.split())\n";
+    let path = dir.path().join("samples.jsonl");
+    write_jsonl(
+        &path,
+        &[json!({"task_id": "contains/0", "completion": hack}), json!({"task_id": "contains/0", "completion": honest})],
+    );
+    for (mode, expected) in [("in-process", [true, true]), ("judge", [false, true])] {
+        let results = dir.path().join(format!("{mode}.jsonl"));
+        let run = finish(
+            passk(["evaluate"])
+                .arg(&path)
+                .arg("--problems")
+                .arg(&problems)
+                .args(["--k", "1", "--verdicts", mode, "--results"])
+                .arg(&results),
+        );
+        assert_eq!(run.code, Some(0), "{mode}: {}", run.stderr);
+        let results = read_jsonl(&results);
+        assert_eq!(passed(&results), expected, "{mode}: {results:#?}");
+    }
+}
+
 /// Guards against malformed handle frames, written by hand, reaching the harness as
 /// infrastructure errors: each is the candidate's own `error`.
 #[test]
