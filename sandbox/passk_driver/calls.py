@@ -147,6 +147,8 @@ def judge_phase(phase, channel, seal):
     tally = _Tally(phase, seal)
     try:
         first = channel.receive()
+    except wire.TooLarge as error:
+        return _record(tally, *judge.too_large(error).fields()[:3])
     except (OSError, wire.Malformed) as error:
         return _record(tally, *judge.unreadable(str(error)).fields()[:3])
     if first is None:
@@ -181,6 +183,8 @@ def judge_phase(phase, channel, seal):
         except wire.TimedOut:
             detail = tally.fail(index, arguments, f"was still running after {limit:g} s{phase.limit_rule}")
             return _record(tally, "timeout", detail, "timed out")
+        except wire.TooLarge as error:
+            return _record(tally, *judge.too_large(error).fields()[:3])
         except (OSError, wire.Malformed) as error:
             return _record(tally, *judge.unreadable(str(error)).fields()[:3])
         if raw is None:

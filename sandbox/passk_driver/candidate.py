@@ -2,9 +2,10 @@
 up running model-written code and so is trusted with nothing.
 
 In judge mode the process runs only the candidate's code (the prompt and completion,
-or the solution) and then answers calls to its entry point, one frame per call, with
-plain data (see wire.py). Whatever it sends is only an answer: the verdict is the
-judge's, in another process this one cannot reach.
+or the solution) and then answers the judge, one frame per message: calls of its entry
+point, the names the tests want of it, and operations on the objects it sent as
+handles, each answered with data (see wire.py and handles.py). Whatever it sends is only
+an answer: the verdict is the judge's, in another process this one cannot reach.
 
 In in-process mode it runs the candidate and the tests as one program, as the reference
 harness does, and proves that the tests returned by writing a record carrying a token
@@ -15,7 +16,7 @@ import os
 import signal
 import sys
 
-from . import confine, wire
+from . import confine, handles, wire
 
 EXIT_SETUP_FAILED = 120
 # Where a candidate's process finds the sample's code, which it reads once confined.
@@ -129,27 +130,57 @@ def serve(source, entry_point, channel):
         return
     _flush()
     channel.send(wire.encode(("ready", function is not None)))
+    table = handles.CandidateHandles()
     while True:
         payload = channel.receive()
         if payload is None:
             return
-        message = wire.decode(payload)
-        args, kwargs = message[1], message[2]
-        view = message[3] if len(message) > 3 else None
-        try:
+        message = wire.decode(payload, handles=table)
+        channel.send(_answer(message, function, namespace, table))
+
+
+def _answer(message, function, namespace, table):
+    """The frame that answers one message of the judge's."""
+    kind = message[0]
+    # Calls of a suite of inputs are answered with data alone (calls.py); the tests of
+    # a HumanEval-style problem take handles too.
+    answer_handles = table
+    try:
+        if kind == "call":
+            args, kwargs = message[1], message[2]
+            view = message[3] if len(message) > 3 else None
+            if len(message) < 5 or not message[4]:
+                answer_handles = None
             value = function(*args, **kwargs)
             if view is not None:
                 value = VIEWS[view](value)
-        except BaseException as exc:
+        elif kind == "names":
+            value = {}
+            for name in message[1]:
+                if name in namespace:
+                    try:
+                        wire.encode(namespace[name], table)
+                    except wire.NotPlainData:
+                        continue
+                    value[name] = namespace[name]
             _flush()
-            channel.send(_exception_frame("call", exc))
-            continue
+            return wire.encode(("names", value), table)
+        else:
+            value = table.operate(message[1], message[2], message[3])
+    except StopIteration:
+        if kind == "op" and message[2] == "next":
+            _flush()
+            return wire.encode(("stop",))
         _flush()
-        try:
-            answer = wire.encode(("return", value))
-        except wire.NotPlainData as error:
-            answer = wire.encode(("not-plain", str(error)))
-        channel.send(answer)
+        return _exception_frame("call", sys.exc_info()[1])
+    except BaseException as exc:
+        _flush()
+        return _exception_frame("call", exc)
+    _flush()
+    try:
+        return wire.encode(("return", value), answer_handles)
+    except wire.NotPlainData as error:
+        return wire.encode(("not-plain", str(error)))
 
 
 # What the judge may ask to see of a value instead of the value itself, for answers that

@@ -4,11 +4,13 @@ in a process the candidate cannot reach.
 The judge runs the prompt (its imports and helpers, which the tests may use) and the
 tests. In place of the entry point it puts a stand-in, bound to the entry point's own
 name too, because some tests call it by name. Each call of the stand-in sends its
-arguments to the candidate's process as plain data (copies) and waits for the answer:
-a plain value, or an exception, raised here as the same built-in type with its
-message. Nothing of the candidate's runs here, so it cannot patch the tests, their
-helpers, the builtins they use or the verdict record; an object that claims to equal
-everything cannot cross.
+arguments to the candidate's process as data (copies, see wire.py) and waits for the
+answer: data, or an exception, raised here as the same built-in type with its message.
+What the tests use that only the candidate defines (its classes, helpers and the
+modules it imported) is asked for before the tests run, and comes as handles or, for a
+standard-library module, by name (see handles.py). Nothing of the candidate's runs
+here, so it cannot patch the tests, their helpers, the builtins they use or the verdict
+record; an object that claims to equal everything is a handle, compared by the judge.
 
 Once the candidate does something that fails the sample whatever the tests make of it
 (returns what is not plain data, exits, hangs up, sends garbage), the stand-in
@@ -17,9 +19,10 @@ remembers it and ends the tests with an exception a test cannot swallow.
 
 import builtins
 import reprlib
+import symtable
 import sys
 
-from . import wire
+from . import handles, wire
 
 PROMPT_FILE = "<prompt>"
 TEST_FILE = "<test>"
@@ -103,20 +106,21 @@ class _Call:
     and shows them only if a failure needs them: most calls never do, and the tests may
     change what they passed or got back in the meantime."""
 
-    def __init__(self, line, request):
+    def __init__(self, line, request, table):
         self.line = line
         self.request = request
+        self.table = table
         self.answer = None
         self.outcome = None
         self.exception = None
 
     def describe(self, source_line):
-        _, args, kwargs = wire.decode(self.request)
+        args, kwargs = wire.decode(self.request, handles=self.table)[1:3]
         arguments = ", ".join([show(a) for a in args] + [f"{k}={show(v)}" for k, v in kwargs.items()])
         shown = f"candidate({arguments})"
         if source_line and shown in source_line:
             shown = "candidate"
-        outcome = self.outcome or f"returned {show(wire.decode(self.answer)[1])}"
+        outcome = self.outcome or f"returned {show(wire.decode(self.answer, handles=self.table)[1])}"
         return f"{shown} {outcome}"
 
 
@@ -136,13 +140,6 @@ def _line_of(traceback):
             line = traceback.tb_lineno
         traceback = traceback.tb_next
     return line
-
-
-def _raised_in_problem(traceback):
-    """Whether the innermost frame of `traceback` runs the problem's own code."""
-    while traceback.tb_next is not None:
-        traceback = traceback.tb_next
-    return traceback.tb_frame.f_code.co_filename in (TEST_FILE, PROMPT_FILE)
 
 
 def compile_prompt(prompt):
@@ -217,8 +214,28 @@ def unreadable(why):
     return Record("error", f"sent the judge an unreadable answer ({why})", "failed: unreadable answer")
 
 
+def used_names(source):
+    """The global names the test code reads but never binds at its top level: those the
+    prompt or the candidate may define. Names local to a function are not among them."""
+    table = symtable.symtable(source, TEST_FILE, "exec")
+    bound = {symbol.get_name() for symbol in table.get_symbols()
+             if symbol.is_assigned() or symbol.is_imported() or symbol.is_namespace()}
+    used = set()
+
+    def walk(scope, top):
+        for symbol in scope.get_symbols():
+            if symbol.is_referenced() and (top or symbol.is_global()):
+                used.add(symbol.get_name())
+        for child in scope.get_children():
+            walk(child, False)
+
+    walk(table, True)
+    return frozenset(used - bound)
+
+
 class StandIn:
-    """Stands for the candidate's entry point in the tests."""
+    """Stands for the candidate's entry point in the tests, and carries every message to
+    the candidate's process: calls of the entry point and operations on handles."""
 
     def __init__(self, channel, name, test_lines):
         self.channel = channel
@@ -226,6 +243,7 @@ class StandIn:
         self.test_lines = test_lines
         self.stopped = None
         self.last = None
+        self.handles = handles.JudgeHandles(self.exchange)
 
     def stop(self, record):
         if self.stopped is None:
@@ -239,12 +257,14 @@ class StandIn:
         """The candidate's next frame, decoded; any failure ends the tests."""
         try:
             payload = self.channel.receive()
+        except wire.TooLarge as error:
+            self.stop(too_large(error))
         except (OSError, wire.Malformed) as error:
             self.stop(unreadable(str(error)))
         if payload is None:
             self.stop(Record(GONE, "", ""))
         try:
-            answer = wire.decode(payload, self.channel.budget)
+            answer = wire.decode(payload, self.channel.budget, self.handles)
         except wire.TooLarge as error:
             self.stop(too_large(error))
         except wire.Malformed as error:
@@ -253,12 +273,12 @@ class StandIn:
             self.stop(unreadable("not a message"))
         return answer
 
-    def __call__(self, *args, **kwargs):
+    def _send(self, message, line):
+        """Sends a message; what the tests pass that cannot cross ends them as unjudgeable."""
         if self.stopped is not None:
             raise _Stop(self.stopped)
-        line = _line_of_caller()
         try:
-            payload = wire.encode(("call", args, kwargs))
+            payload = wire.encode(message, self.handles)
         except wire.NotPlainData as error:
             where = f"{self._where(line)}: " if line else ""
             self.stop(Record(
@@ -267,11 +287,55 @@ class StandIn:
                 "judge this problem with --verdicts in-process",
                 "failed: cannot be judged out of process",
             ))
-        call = self.last = _Call(line, payload)
         try:
             self.channel.send(payload)
         except OSError:
             self.stop(Record(GONE, "", ""))
+        return payload
+
+    def exchange(self, message):
+        """An operation on a handle: the candidate's answer, or its exception raised here."""
+        operation = message[2] if message[0] == "op" else message[0]
+        self._send(message, _line_of_caller())
+        answer = self.receive()
+        kind = answer[0]
+        if kind == "return" and len(answer) == 2:
+            return answer[1]
+        if kind == "stop" and len(answer) == 1 and operation == "next":
+            raise StopIteration
+        if kind == "raise" and shape(answer, str, str, (tuple, type(None)), str):
+            _, _, name, exception_args, text = answer
+            raise rebuild_exception(name, exception_args, text)
+        self._ended(answer, None, None)
+
+    def _ended(self, answer, line, call):
+        """An answer that ends the tests whatever they make of it."""
+        kind = answer[0]
+        if kind == "exit" and shape(answer, str, str):
+            self.stop(exit_record(answer[2]))
+        if kind == "not-plain" and shape(answer, str):
+            outcome = f"returned {answer[1]}, which is not plain data"
+            detail = outcome
+            if call is not None:
+                call.outcome = outcome
+                detail = ": ".join(filter(None, [self._where(line), call.describe(self.source(line))]))
+            self.stop(Record("failed", detail, f"failed: candidate {outcome}"))
+        self.stop(unreadable(f"a {kind!r} message of {len(answer)} items"))
+
+    def names(self, wanted):
+        """What the candidate defines of `wanted`: data, handles, standard-library modules."""
+        if not wanted:
+            return {}
+        self._send(("names", sorted(wanted)), None)
+        answer = self.receive()
+        if answer[0] == "names" and shape(answer, dict) and all(name in wanted for name in answer[1]):
+            return answer[1]
+        self._ended(answer, None, None)
+
+    def __call__(self, *args, **kwargs):
+        line = _line_of_caller()
+        payload = self._send(("call", args, kwargs, None, True), line)
+        call = self.last = _Call(line, payload, self.handles)
         answer = self.receive()
         kind = answer[0]
         if kind == "return" and len(answer) == 2:
@@ -282,13 +346,7 @@ class StandIn:
             call.outcome = said(name, text)
             call.exception = rebuild_exception(name, exception_args, text)
             raise call.exception
-        if kind == "exit" and shape(answer, str, str):
-            self.stop(exit_record(answer[2]))
-        if kind == "not-plain" and shape(answer, str):
-            call.outcome = f"returned {answer[1]}, which is not plain data"
-            detail = ": ".join(filter(None, [self._where(line), call.describe(self.source(line))]))
-            self.stop(Record("failed", detail, f"failed: candidate returned {answer[1]}, which is not plain data"))
-        self.stop(unreadable(f"a {kind!r} message of {len(answer)} items"))
+        self._ended(answer, line, call)
 
     def _where(self, line):
         return f"line {line}: {self.source(line)}" if line else ""
@@ -305,15 +363,6 @@ class StandIn:
         name = type(exc).__name__
         if call is not None and call.exception is exc:
             return exception_record(text, ": ".join(filter(None, pieces)))
-        if isinstance(exc, NameError) and _raised_in_problem(exc.__traceback__):
-            # The tests use a name that only the candidate's code defines (MBPP's asserts
-            # build the candidate's own classes): out of process they cannot have it.
-            return Record(
-                "unjudgeable",
-                f"{self._where(line) or 'the tests'}: {text}, which only the candidate's code defines; "
-                "judge this problem with --verdicts in-process",
-                "failed: cannot be judged out of process",
-            )
         if isinstance(exc, AssertionError):
             pieces.append(text)
         else:
@@ -324,7 +373,7 @@ class StandIn:
 def judge(problem, entry_point, channel):
     """Runs the problem's code and tests against the candidate behind `channel`; returns
     the Record of the verdict (status GONE if the candidate hung up)."""
-    prompt_code, test_code, test_lines = problem
+    prompt_code, test_code, test_lines, used, call_name = problem
     namespace = {}
     try:
         exec(prompt_code, namespace)
@@ -339,15 +388,19 @@ def judge(problem, entry_point, channel):
         if not first[1]:
             message = f"name '{entry_point}' is not defined"
             return Record("failed", f"NameError: {message}", f"failed: {message}")
+        # What the tests use that neither they, the prompt nor Python define may be the
+        # candidate's: its classes, helpers and imports, as the reference's tests see them.
+        wanted = {name for name in used if name not in namespace and name != entry_point
+                  and not hasattr(builtins, name)}
+        namespace.update(stand_in.names(wanted))
         namespace[entry_point] = stand_in
         exec(test_code, namespace)
-        check = namespace.get("check")
+        check = namespace.get(call_name)
         if check is None:
-            raise NameError("name 'check' is not defined")
+            raise NameError(f"name '{call_name}' is not defined")
         check(stand_in)
     except _Stop as stop:
         return stop.record
     except BaseException as exc:
         return stand_in.stopped or stand_in.failure(exc)
     return stand_in.stopped or Record("passed", "", "passed")
-

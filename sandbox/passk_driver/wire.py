@@ -1,11 +1,21 @@
 """Plain data between the judge and the candidate, and the frames that carry it.
 
-Only plain data crosses: None, bool, int (any size), float, complex, str, bytes, and
-list, tuple, dict, set and frozenset of these. Types are checked exactly, so a subclass
-of int whose __eq__ says yes to everything is not plain data, and neither is a generator
-or any object of the candidate's own. The judge decodes what arrives with `decode`
-below, which builds nothing but those types and rejects anything else, so no code of the
-candidate's can run on the judge's side (there is no pickle or marshal here).
+What crosses is data, rebuilt on the other side by this module alone, never objects: no
+pickle or marshal, so no code of the sender's runs where a value is decoded.
+
+- Plain values: None, bool, int (any size), float, complex, str, bytes, and list, tuple,
+  dict, set and frozenset of what crosses.
+- Standard-library values, rebuilt as the same types from their data: Counter,
+  OrderedDict, defaultdict, deque, namedtuple instances, Fraction, Decimal, the datetime
+  types, and numpy arrays and scalars where numpy is importable (never of object bytes).
+- Builtin and standard-library types and functions, and standard-library modules, by
+  name: the receiver looks the name up in its own interpreter.
+- A value of a subclass (one the candidate wrote) of any of these crosses as the nearest
+  such base, taken with that base's own methods: an int subclass whose __eq__ says yes
+  to everything is just its int.
+- Anything else crosses only where the sender keeps handles (see handles.py): as an
+  opaque reference to the object, which stays in the candidate's process. Elsewhere it is
+  refused with NotPlainData.
 
 Encoding: one tag byte, then the value.
     N None      T True      F False
@@ -15,18 +25,44 @@ Encoding: one tag byte, then the value.
     S str       4-byte length, then UTF-8 (lone surrogates survive, as surrogatepass)
     B bytes     4-byte length, then the bytes
     L list, U tuple, E set, Z frozenset     4-byte count, then the items
-    M dict      4-byte count, then key and value, in order
+    M dict, K Counter, O OrderedDict        4-byte count, then key and value, in order
+    Y defaultdict   4-byte count, the default factory, then keys and values
+    Q deque         4-byte count, maxlen (N or I), then the items
+    P namedtuple    4-byte count, the type's name (S), the field names (S each), the items
+    R Fraction      numerator and denominator (I each)
+    X Decimal       its text (S)
+    W datetime      the type's name (S: date, time, datetime, timedelta, timezone), then
+                    the arguments it is built from (U)
+    A numpy array   4-byte length, the raw bytes in C order, the dtype (S), the shape (U);
+                    an array of objects has no bytes, dtype "|O", and a list of its items
+    G numpy scalar  4-byte length, the raw bytes, the dtype (S)
+    J by name       the module (S) and qualified name (S) of a builtin or standard-library
+                    type or function
+    V module        a standard-library module's name (S)
+    H handle        to the judge: the handle's number (I), what it is (S: class, module,
+                    object, opaque), its type's name (S), then its type (J or H)
+    h handle        back to the candidate: the handle's number (I)
 
 A frame is a 4-byte length and one encoded value.
 """
 
+import builtins
+import collections
+import datetime
+import decimal
+import fractions
 import os
+import re
 import select
 import struct
+import sys
 import time
+import types
 
 MAX_DEPTH = 100
-MAX_BYTES = 64 << 20
+# A frame's length is four bytes; past that a value cannot be sent at all. What bounds
+# the receiver's memory is its budget (see decode).
+MAX_FRAME = (1 << 32) - 1
 
 _LENGTH = struct.Struct(">I")
 _FLOAT = struct.Struct(">d")
@@ -57,7 +93,11 @@ def describe(value):
     """What a value that cannot cross is, for a message: its type's name (never its
     repr, which may be the candidate's own code)."""
     kind = type(value)
-    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    return describe_name(kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}")
+
+
+def describe_name(name):
+    """A type's name with its article: "an int", "a Pair"."""
     article = "an" if name[:1].lower() in "aeiou" else "a"
     return f"{article} {name}"
 
@@ -66,101 +106,390 @@ def shorten(text, limit=120):
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def encode(value):
-    """The bytes of `value`, or NotPlainData naming what cannot cross."""
+def encode(value, handles=None):
+    """The bytes of `value`, or NotPlainData naming what cannot cross. `handles`, where
+    given, turns what is not data into a handle (see handles.py)."""
     out = bytearray()
-    _encode(value, out, 0)
-    if len(out) > MAX_BYTES:
-        raise NotPlainData(f"larger than {MAX_BYTES >> 20} MiB")
+    _encode(value, out, 0, handles)
+    if len(out) > MAX_FRAME - 16:
+        raise NotPlainData(f"larger than {MAX_FRAME >> 20} MiB")
     return bytes(out)
 
 
-def _encode(value, out, depth):
+def _encode(value, out, depth, handles):
     kind = type(value)
     # The common scalars inline: a call's arguments and answer are mostly these.
     if kind is int:
-        data = int.to_bytes(value, (int.bit_length(value) + 8) // 8, "big", signed=True)
-        out += b"I" + _LENGTH.pack(len(data)) + data
+        _int(value, out)
         return
     if kind is str:
-        data = str.encode(value, "utf-8", "surrogatepass")
-        out += b"S" + _LENGTH.pack(len(data)) + data
+        _str(value, out)
         return
     if kind is float:
         out += b"D" + _FLOAT.pack(value)
         return
     if depth > MAX_DEPTH:
         raise NotPlainData(f"nested deeper than {MAX_DEPTH} levels")
-    if len(out) > MAX_BYTES:
-        raise NotPlainData(f"larger than {MAX_BYTES >> 20} MiB")
     encoder = _ENCODERS.get(kind)
     if encoder is None:
-        raise NotPlainData(describe(value))
-    encoder(value, out, depth)
+        encoder = _encoder_of_other(value, handles)
+    encoder(value, out, depth, handles)
 
 
-def _none(value, out, depth):
+def _int(value, out):
+    data = int.to_bytes(value, (int.bit_length(value) + 8) // 8, "big", signed=True)
+    out += b"I" + _LENGTH.pack(len(data)) + data
+
+
+def _str(value, out):
+    data = str.encode(value, "utf-8", "surrogatepass")
+    out += b"S" + _LENGTH.pack(len(data)) + data
+
+
+def _as_int(value, out, depth, handles):
+    _int(value, out)
+
+
+def _as_str(value, out, depth, handles):
+    _str(value, out)
+
+
+def _as_float(value, out, depth, handles):
+    out += b"D" + _FLOAT.pack(float.__float__(value))
+
+
+def _none(value, out, depth, handles):
     out += b"N"
 
 
-def _bool(value, out, depth):
+def _bool(value, out, depth, handles):
     out += b"T" if value else b"F"
 
 
-def _complex(value, out, depth):
+def _complex(value, out, depth, handles):
+    value = complex.__complex__(value)
     out += b"C" + _COMPLEX.pack(value.real, value.imag)
 
 
-def _bytes(value, out, depth):
+def _bytes(value, out, depth, handles):
+    value = bytes.__bytes__(value) if type(value) is not bytes else value
     out += b"B" + _LENGTH.pack(len(value)) + value
 
 
-def _sequence(tag):
-    def encode_items(value, out, depth):
-        out += tag + _LENGTH.pack(len(value))
-        for item in value:
-            _encode(item, out, depth + 1)
+def _sequence(tag, base):
+    length, iterate = base.__len__, base.__iter__
+
+    def encode_items(value, out, depth, handles):
+        out += tag + _LENGTH.pack(length(value))
+        for item in iterate(value):
+            _encode(item, out, depth + 1, handles)
 
     return encode_items
 
 
-def _dict(value, out, depth):
-    out += b"M" + _LENGTH.pack(len(value))
+def _pairs(tag):
+    def encode_pairs(value, out, depth, handles):
+        out += tag + _LENGTH.pack(dict.__len__(value))
+        _items(value, out, depth, handles)
+
+    return encode_pairs
+
+
+def _items(value, out, depth, handles):
     for key, item in dict.items(value):
-        _encode(key, out, depth + 1)
-        _encode(item, out, depth + 1)
+        _encode(key, out, depth + 1, handles)
+        _encode(item, out, depth + 1, handles)
+
+
+def _ordered_dict(value, out, depth, handles):
+    # An OrderedDict's order is its own, kept apart from the dict's it is built on.
+    out += b"O" + _LENGTH.pack(dict.__len__(value))
+    for key in collections.OrderedDict.__iter__(value):
+        _encode(key, out, depth + 1, handles)
+        _encode(dict.__getitem__(value, key), out, depth + 1, handles)
+
+
+def _default_dict(value, out, depth, handles):
+    out += b"Y" + _LENGTH.pack(dict.__len__(value))
+    _encode(value.default_factory, out, depth + 1, handles)
+    _items(value, out, depth, handles)
+
+
+def _deque(value, out, depth, handles):
+    out += b"Q" + _LENGTH.pack(collections.deque.__len__(value))
+    _encode(value.maxlen, out, depth + 1, handles)
+    for item in collections.deque.__iter__(value):
+        _encode(item, out, depth + 1, handles)
+
+
+def _namedtuple(kind):
+    fields = kind._fields
+    name = kind.__name__
+
+    def encode_fields(value, out, depth, handles):
+        out += b"P" + _LENGTH.pack(tuple.__len__(value))
+        _str(name, out)
+        for field in fields:
+            _str(field, out)
+        for item in tuple.__iter__(value):
+            _encode(item, out, depth + 1, handles)
+
+    return encode_fields
+
+
+def _fraction(value, out, depth, handles):
+    out += b"R"
+    _int(int(value.numerator), out)
+    _int(int(value.denominator), out)
+
+
+def _decimal(value, out, depth, handles):
+    out += b"X"
+    _str(decimal.Decimal.__str__(value), out)
+
+
+def _when(name, fields):
+    def encode_when(value, out, depth, handles):
+        out += b"W"
+        _str(name, out)
+        _encode(tuple(getattr(value, field) for field in fields), out, depth + 1, handles)
+
+    return encode_when
+
+
+def _timezone(value, out, depth, handles):
+    out += b"W"
+    _str("timezone", out)
+    offset = value.utcoffset(None)
+    name = value.tzname(None)
+    # A timezone made without a name says its offset for one; it is sent without.
+    if name == datetime.timezone(offset).tzname(None):
+        name = None
+    _encode((offset, name), out, depth + 1, handles)
+
+
+_WHEN = {
+    datetime.date: ("date", ("year", "month", "day")),
+    datetime.time: ("time", ("hour", "minute", "second", "microsecond", "tzinfo", "fold")),
+    datetime.datetime: ("datetime", ("year", "month", "day", "hour", "minute", "second", "microsecond", "tzinfo",
+                                     "fold")),
+    datetime.timedelta: ("timedelta", ("days", "seconds", "microseconds")),
+}
 
 
 _ENCODERS = {
+    int: _as_int,
+    str: _as_str,
+    float: _as_float,
     type(None): _none,
     bool: _bool,
     complex: _complex,
     bytes: _bytes,
-    list: _sequence(b"L"),
-    tuple: _sequence(b"U"),
-    set: _sequence(b"E"),
-    frozenset: _sequence(b"Z"),
-    dict: _dict,
+    list: _sequence(b"L", list),
+    tuple: _sequence(b"U", tuple),
+    set: _sequence(b"E", set),
+    frozenset: _sequence(b"Z", frozenset),
+    dict: _pairs(b"M"),
+    collections.Counter: _pairs(b"K"),
+    collections.OrderedDict: _ordered_dict,
+    collections.defaultdict: _default_dict,
+    collections.deque: _deque,
+    fractions.Fraction: _fraction,
+    decimal.Decimal: _decimal,
+    datetime.timezone: _timezone,
+    **{kind: _when(name, fields) for kind, (name, fields) in _WHEN.items()},
 }
+# The types whose values cross by their data, for subclasses to be sent as.
+_BASES = frozenset(_ENCODERS) - {type(None), bool}
+
+
+def _is_namedtuple(kind):
+    """A class made by collections.namedtuple: a direct subclass of tuple that lists its
+    fields."""
+    fields = kind.__dict__.get("_fields")
+    return (kind.__bases__ == (tuple,) and type(fields) is tuple and all(type(f) is str for f in fields)
+            and "_make" in kind.__dict__)
+
+
+def _encoder_of_other(value, handles):
+    """How a value of a type without an encoder of its own crosses: by its nearest base
+    that crosses, as numpy data, by name, or as a handle."""
+    kind = type(value)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(value, (numpy.ndarray, numpy.generic)):
+        return _numpy_value
+    if isinstance(value, type) or kind is types.BuiltinFunctionType or kind is types.FunctionType:
+        if _name_of(value) is not None:
+            return _by_name
+    if kind is types.ModuleType and _is_standard(value.__name__):
+        return _module
+    for base in kind.__mro__:
+        if base in _BASES:
+            return _ENCODERS[base]
+        if _is_namedtuple(base):
+            return _namedtuple(base)
+    if handles is not None:
+        return handles.encoder(value)
+    raise NotPlainData(describe(value))
+
+
+def _by_name(value, out, depth, handles):
+    module, name = _name_of(value)
+    out += b"J"
+    _str(module, out)
+    _str(name, out)
+
+
+def _module(value, out, depth, handles):
+    out += b"V"
+    _str(value.__name__, out)
+
+
+def _name_of(value):
+    """(module, qualified name) of a builtin or standard-library type or function that
+    can be found again by those names; None for anything else."""
+    module, name = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
+    if type(module) is not str or type(name) is not str or not _by_name_allowed(module, name):
+        return None
+    try:
+        return (module, name) if _resolve(module, name) is value else None
+    except Exception:
+        return None
+
+
+def _numpy_value(value, out, depth, handles):
+    numpy = sys.modules["numpy"]
+    if isinstance(value, numpy.generic):
+        dtype = value.dtype
+        if dtype.hasobject or not _DTYPE.match(dtype.str):
+            raise NotPlainData(describe(value))
+        data = value.tobytes()
+        out += b"G" + _LENGTH.pack(len(data)) + data
+        _str(dtype.str, out)
+        return
+    array = numpy.ndarray.view(value, numpy.ndarray)
+    if array.dtype.hasobject and array.dtype.fields is None and array.dtype.subdtype is None:
+        out += b"A" + _LENGTH.pack(0)
+        _str("|O", out)
+        _encode(tuple(array.shape), out, depth + 1, handles)
+        _encode(array.ravel().tolist(), out, depth + 1, handles)
+        return
+    if not _DTYPE.match(array.dtype.str):
+        raise NotPlainData(f"a numpy array of dtype {shorten(str(array.dtype), 40)}")
+    data = array.tobytes()
+    out += b"A" + _LENGTH.pack(len(data)) + data
+    _str(array.dtype.str, out)
+    _encode(tuple(array.shape), out, depth + 1, handles)
+
+
+# The dtypes whose raw bytes are data: numbers, booleans, times and text, never objects.
+_DTYPE = re.compile(r"[<>|=][biufcmMSU][0-9]{1,5}(\[[0-9]*[a-zA-Z]{1,2}\])?\Z")
+
+
+# Standard-library modules that do something when imported: never imported on a sender's word.
+_NOT_IMPORTED = frozenset(("this", "antigravity", "__hello__", "__phello__", "idlelib", "turtledemo", "tkinter",
+                           "turtle", "webbrowser", "pydoc", "ensurepip", "venv", "lib2to3"))
+
+
+def _standard_names():
+    names = getattr(sys, "stdlib_module_names", None)
+    if names is not None:
+        return frozenset(names) | {"builtins"}
+    # Python 3.9: the modules built in, and those in the standard library's directory.
+    import sysconfig
+
+    found = set(sys.builtin_module_names) | {"builtins"}
+    for path in {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]}:
+        for directory in (path, os.path.join(path, "lib-dynload")):
+            try:
+                entries = os.listdir(directory)
+            except OSError:
+                continue
+            for entry in entries:
+                if entry != "site-packages":
+                    found.add(entry.split(".", 1)[0])
+    return frozenset(found)
+
+
+_STANDARD = _standard_names()
+
+
+def _is_standard(module):
+    top = module.split(".", 1)[0]
+    return top in _STANDARD and top not in _NOT_IMPORTED
+
+
+# What never crosses by name: the builtins and modules that run code, reach files,
+# processes or the interpreter's state. Such an object of the candidate's stays a handle,
+# called in its own process.
+_NOT_BY_NAME = frozenset(("eval", "exec", "compile", "open", "__import__", "breakpoint", "input", "exit", "quit",
+                          "help", "globals", "locals", "vars", "setattr", "delattr", "getattr", "__build_class__",
+                          "memoryview"))
+_NO_NAMES_FROM = frozenset(("os", "posix", "nt", "sys", "subprocess", "shutil", "ctypes", "_ctypes", "importlib",
+                            "pickle", "_pickle", "marshal", "code", "codeop", "runpy", "pty", "signal", "_signal",
+                            "socket", "_socket", "multiprocessing", "threading", "_thread", "io", "_io", "gc",
+                            "inspect", "types", "pathlib", "tempfile", "resource", "faulthandler", "sysconfig", "site",
+                            "atexit", "posixpath", "ntpath", "fcntl", "mmap", "select", "selectors", "asyncio",
+                            "concurrent", "ssl", "urllib", "http", "ftplib", "smtplib", "sqlite3", "zipimport",
+                            "pkgutil", "imp", "dbm", "shelve", "glob", "fnmatch", "linecache", "tracemalloc", "trace",
+                            "bdb", "pdb", "cProfile", "profile", "timeit", "unittest", "doctest", "logging"))
+
+
+def _by_name_allowed(module, qualname):
+    top = module.split(".", 1)[0]
+    if not _is_standard(module) or top in _NO_NAMES_FROM:
+        return False
+    return not (module == "builtins" and qualname in _NOT_BY_NAME)
+
+
+def _resolve(module, qualname):
+    """What `module.qualname` names here: a standard-library object, imported by this
+    process itself."""
+    import importlib
+
+    if not _by_name_allowed(module, qualname):
+        raise Malformed(f"{shorten(module, 60)}.{shorten(qualname, 60)} does not cross by name")
+    value = importlib.import_module(module)
+    for part in qualname.split("."):
+        # Public names only: a private one or a dunder (`__globals__`) would reach the
+        # receiver's own internals.
+        if not part.isidentifier() or part.startswith("_"):
+            raise Malformed("a name that is not a public qualified name")
+        value = getattr(value, part)
+    return value
+
+
+def _import_module(name):
+    """A standard-library module, imported here."""
+    import importlib
+
+    if not _is_standard(name) or not all(part.isidentifier() for part in name.split(".")):
+        raise Malformed(f"{shorten(name, 60)} is not a standard-library module")
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        raise Malformed(f"module {shorten(name, 60)} cannot be imported: {error}") from None
+
 
 _N, _T, _F, _I, _D, _C, _S, _B = b"NTFIDCSB"
 _L, _U, _E, _Z, _M = b"LUEZM"
-_CONTAINERS = frozenset((_L, _U, _E, _Z, _M))
+_K, _O, _Y, _Q, _P, _R, _X, _W, _A, _G, _J, _V, _H, _h = b"KOYQPRXWAGJVHh"
+_CONTAINERS = frozenset((_L, _U, _E, _Z, _M, _K, _O, _Y, _Q, _P))
 _unpack_length = _LENGTH.unpack_from
 _unpack_float = _FLOAT.unpack_from
 _unpack_complex = _COMPLEX.unpack_from
 
 
-def decode(data, budget=None):
+def decode(data, budget=None, handles=None):
     """The value encoded in `data`, which must hold exactly one; Malformed otherwise, and
-    TooLarge if building it would take more than `budget` bytes."""
-    if len(data) > MAX_BYTES:
-        raise Malformed(f"larger than {MAX_BYTES >> 20} MiB")
-    data = bytes(data)
+    TooLarge if building it would take more than `budget` bytes. Handles are refused
+    unless `handles` is given (see handles.py)."""
+    if type(data) is not bytes:
+        data = memoryview(data).cast("B")
     if budget is not None and len(data) * _MOST_PER_BYTE > budget:
         _measure(data, budget)
     try:
-        value, end = _decode(data, 0, 0)
+        value, end = _Decoder(data, handles).value(0, 0)
     except (IndexError, struct.error):
         raise Malformed("cut short") from None
     if end != len(data):
@@ -171,11 +500,14 @@ def decode(data, budget=None):
 # What each value costs to hold, about (CPython 3, 64-bit): the reference to it, the
 # object, and per item of a container (sets and dicts keep spare room).
 _REFERENCE = 8
-_OBJECT = {_I: 36, _S: 57, _B: 41, _D: 24, _C: 32, _N: 0, _T: 0, _F: 0, _L: 56, _U: 40, _E: 216, _Z: 216, _M: 232}
-_PER_ITEM = {_L: 8, _U: 8, _E: 32, _Z: 32, _M: 48}
-_FIXED = {_D: 8, _C: 16, _N: 0, _T: 0, _F: 0}
-# The most memory one byte of an encoding can cost: an empty set is five bytes.
-_MOST_PER_BYTE = (_REFERENCE + _OBJECT[_E]) // 5 + 1
+_OBJECT = {_I: 36, _S: 57, _B: 41, _D: 24, _C: 32, _N: 0, _T: 0, _F: 0, _L: 56, _U: 40, _E: 216, _Z: 216, _M: 232,
+           _K: 232, _O: 400, _Y: 240, _Q: 640, _P: 40, _R: 56, _X: 104, _W: 64, _A: 112, _G: 32, _J: 0, _V: 0,
+           _H: 160, _h: 0}
+_PER_ITEM = {_L: 8, _U: 8, _E: 32, _Z: 32, _M: 48, _K: 48, _O: 152, _Y: 48, _Q: 8, _P: 8}
+_FIXED = {_D: 8, _C: 16, _N: 0, _T: 0, _F: 0, _R: 0, _X: 0, _W: 0, _J: 0, _V: 0, _H: 0, _h: 0}
+# The most memory one byte of an encoding can cost: an empty deque is five bytes and a
+# tag for its maxlen.
+_MOST_PER_BYTE = (_REFERENCE + _OBJECT[_Q]) // 6 + 2
 
 
 def _measure(data, budget):
@@ -206,77 +538,278 @@ def _measure(data, budget):
             raise TooLarge(budget)
 
 
-def _sized(data, at):
-    """The field after a length at `at`, and where it ends."""
-    (size,) = _unpack_length(data, at)
-    start = at + 4
-    end = start + size
-    if end > len(data):
-        raise Malformed("cut short")
-    return data[start:end], end
+# Namedtuple types rebuilt here, by name and fields, so that many values of one type
+# make one class.
+_NAMEDTUPLES = {}
+_NAMEDTUPLES_KEPT = 256
 
 
-def _decode(data, at, depth):
-    tag = data[at]
-    at += 1
-    if tag == _I:
-        field, at = _sized(data, at)
-        return int.from_bytes(field, "big", signed=True), at
-    if tag == _S:
-        field, at = _sized(data, at)
-        try:
-            return str(field, "utf-8", "surrogatepass"), at
-        except UnicodeDecodeError as error:
-            raise Malformed(f"a string that is not UTF-8 ({error.reason})") from None
-    if tag == _D:
-        return _unpack_float(data, at)[0], at + 8
-    if tag == _N:
-        return None, at
-    if tag == _T:
-        return True, at
-    if tag == _F:
-        return False, at
-    if tag == _B:
-        return _sized(data, at)
-    if tag == _C:
-        real, imag = _unpack_complex(data, at)
-        return complex(real, imag), at + 16
-    if tag not in _CONTAINERS:
-        raise Malformed(f"unknown tag {bytes([tag])!r}")
-    if depth > MAX_DEPTH:
-        raise Malformed(f"nested deeper than {MAX_DEPTH} levels")
-    (count,) = _unpack_length(data, at)
-    at += 4
-    # Every item takes at least one byte: a count beyond what is left is a lie, caught
-    # before anything is built for it.
-    if count > len(data) - at:
-        raise Malformed("cut short")
-    if tag == _M:
-        return _decode_dict(data, at, depth, count)
-    items = []
-    for _ in range(count):
-        item, at = _decode(data, at, depth + 1)
-        items.append(item)
-    if tag == _L:
+class _Decoder:
+    def __init__(self, data, handles):
+        self.data = data
+        self.handles = handles
+
+    def sized(self, at):
+        """The field after a length at `at`, and where it ends."""
+        data = self.data
+        (size,) = _unpack_length(data, at)
+        start = at + 4
+        end = start + size
+        if end > len(data):
+            raise Malformed("cut short")
+        return data[start:end], end
+
+    def value(self, at, depth):
+        data = self.data
+        tag = data[at]
+        at += 1
+        if tag == _I:
+            field, at = self.sized(at)
+            return int.from_bytes(field, "big", signed=True), at
+        if tag == _S:
+            field, at = self.sized(at)
+            try:
+                return str(field, "utf-8", "surrogatepass"), at
+            except UnicodeDecodeError as error:
+                raise Malformed(f"a string that is not UTF-8 ({error.reason})") from None
+        if tag == _D:
+            return _unpack_float(data, at)[0], at + 8
+        if tag == _N:
+            return None, at
+        if tag == _T:
+            return True, at
+        if tag == _F:
+            return False, at
+        if tag == _B:
+            field, at = self.sized(at)
+            return bytes(field), at
+        if tag == _C:
+            real, imag = _unpack_complex(data, at)
+            return complex(real, imag), at + 16
+        if depth > MAX_DEPTH:
+            raise Malformed(f"nested deeper than {MAX_DEPTH} levels")
+        if tag in _CONTAINERS:
+            (count,) = _unpack_length(data, at)
+            at += 4
+            # Every item takes at least one byte: a count beyond what is left is a lie,
+            # caught before anything is built for it.
+            if count > len(data) - at:
+                raise Malformed("cut short")
+            return _CONTAINER_DECODERS[tag](self, at, depth, count)
+        decoder = _OTHER_DECODERS.get(tag)
+        if decoder is None:
+            raise Malformed(f"unknown tag {bytes([tag])!r}")
+        return decoder(self, at, depth)
+
+    def typed(self, at, depth, kind, what):
+        value, at = self.value(at, depth + 1)
+        if type(value) is not kind:
+            raise Malformed(f"{what} that is not {describe(kind())[2:]}")
+        return value, at
+
+    def items(self, at, depth, count):
+        items = []
+        for _ in range(count):
+            item, at = self.value(at, depth + 1)
+            items.append(item)
         return items, at
-    if tag == _U:
+
+    def list(self, at, depth, count):
+        return self.items(at, depth, count)
+
+    def tuple(self, at, depth, count):
+        items, at = self.items(at, depth, count)
         return tuple(items), at
-    try:
-        return (set(items) if tag == _E else frozenset(items)), at
-    except TypeError:
-        raise Malformed("a set holding an unhashable item") from None
 
-
-def _decode_dict(data, at, depth, count):
-    result = {}
-    for _ in range(count):
-        key, at = _decode(data, at, depth + 1)
-        value, at = _decode(data, at, depth + 1)
+    def set(self, at, depth, count, kind=set):
+        items, at = self.items(at, depth, count)
         try:
-            result[key] = value
+            return kind(items), at
         except TypeError:
-            raise Malformed("a dict with an unhashable key") from None
-    return result, at
+            raise Malformed("a set holding an unhashable item") from None
+
+    def frozenset(self, at, depth, count):
+        return self.set(at, depth, count, frozenset)
+
+    def pairs(self, at, depth, count, result):
+        for _ in range(count):
+            key, at = self.value(at, depth + 1)
+            value, at = self.value(at, depth + 1)
+            try:
+                result[key] = value
+            except TypeError:
+                raise Malformed("a dict with an unhashable key") from None
+        return result, at
+
+    def dict(self, at, depth, count):
+        return self.pairs(at, depth, count, {})
+
+    def counter(self, at, depth, count):
+        return self.pairs(at, depth, count, collections.Counter())
+
+    def ordered_dict(self, at, depth, count):
+        return self.pairs(at, depth, count, collections.OrderedDict())
+
+    def default_dict(self, at, depth, count):
+        factory, at = self.value(at, depth + 1)
+        if factory is not None and not callable(factory):
+            raise Malformed("a defaultdict whose default factory cannot be called")
+        return self.pairs(at, depth, count, collections.defaultdict(factory))
+
+    def deque(self, at, depth, count):
+        maxlen, at = self.value(at, depth + 1)
+        if maxlen is not None and (type(maxlen) is not int or maxlen < 0):
+            raise Malformed("a deque whose maxlen is not a count")
+        items, at = self.items(at, depth, count)
+        return collections.deque(items, maxlen), at
+
+    def namedtuple(self, at, depth, count):
+        name, at = self.typed(at, depth, str, "a namedtuple's name")
+        fields = []
+        for _ in range(count):
+            field, at = self.typed(at, depth, str, "a namedtuple's field name")
+            fields.append(field)
+        items, at = self.items(at, depth, count)
+        key = (name, tuple(fields))
+        kind = _NAMEDTUPLES.get(key)
+        if kind is None:
+            try:
+                kind = collections.namedtuple(name, fields)
+            except (ValueError, TypeError) as error:
+                raise Malformed(f"a namedtuple that cannot be made: {shorten(str(error), 80)}") from None
+            if len(_NAMEDTUPLES) < _NAMEDTUPLES_KEPT:
+                _NAMEDTUPLES[key] = kind
+        return kind._make(items), at
+
+    def fraction(self, at, depth):
+        numerator, at = self.typed(at, depth, int, "a fraction's numerator")
+        denominator, at = self.typed(at, depth, int, "a fraction's denominator")
+        if denominator <= 0:
+            raise Malformed("a fraction whose denominator is not positive")
+        return fractions.Fraction(numerator, denominator), at
+
+    def decimal(self, at, depth):
+        text, at = self.typed(at, depth, str, "a decimal")
+        try:
+            return decimal.Decimal(text), at
+        except (decimal.InvalidOperation, ValueError):
+            raise Malformed("a decimal that is not a number") from None
+
+    def when(self, at, depth):
+        name, at = self.typed(at, depth, str, "a datetime type")
+        arguments, at = self.typed(at, depth, tuple, "a datetime's data")
+        kind = _WHEN_TYPES.get(name)
+        if kind is None:
+            raise Malformed(f"no datetime type {shorten(name, 40)!r}")
+        try:
+            if kind is datetime.timezone:
+                return datetime.timezone(*arguments[:1]) if arguments[1] is None else kind(*arguments), at
+            if kind is datetime.timedelta or kind is datetime.date:
+                return kind(*arguments), at
+            *fields, fold = arguments
+            return kind(*fields, fold=fold), at
+        except (TypeError, ValueError, OverflowError, IndexError) as error:
+            raise Malformed(f"a {name} that cannot be made: {shorten(str(error), 80)}") from None
+
+    def numpy_array(self, at, depth):
+        field, at = self.sized(at)
+        dtype, at = self.typed(at, depth, str, "a numpy dtype")
+        shape, at = self.typed(at, depth, tuple, "a numpy shape")
+        numpy = _numpy()
+        if not all(type(n) is int and n >= 0 for n in shape) or len(shape) > 64:
+            raise Malformed("a numpy shape that is not a tuple of sizes")
+        size = 1
+        for n in shape:
+            size *= n
+        if dtype == "|O":
+            items, at = self.typed(at, depth, list, "a numpy array's items")
+            if len(items) != size or field:
+                raise Malformed("a numpy array whose items do not fill its shape")
+            array = numpy.empty(len(items), dtype=object)
+            for index, item in enumerate(items):
+                array[index] = item
+            return array.reshape(shape), at
+        kind = _dtype(numpy, dtype)
+        if len(field) != size * kind.itemsize:
+            raise Malformed("a numpy array whose bytes do not fill its shape")
+        return numpy.frombuffer(bytearray(field), dtype=kind).reshape(shape), at
+
+    def numpy_scalar(self, at, depth):
+        field, at = self.sized(at)
+        dtype, at = self.typed(at, depth, str, "a numpy dtype")
+        numpy = _numpy()
+        kind = _dtype(numpy, dtype)
+        if len(field) != kind.itemsize:
+            raise Malformed("a numpy scalar of the wrong size")
+        return numpy.frombuffer(field, dtype=kind)[0], at
+
+    def by_name(self, at, depth):
+        module, at = self.typed(at, depth, str, "a module name")
+        name, at = self.typed(at, depth, str, "a qualified name")
+        try:
+            return _resolve(module, name), at
+        except Malformed:
+            raise
+        except Exception as error:
+            raise Malformed(f"{shorten(module, 60)}.{shorten(name, 60)} cannot be found: "
+                            f"{type(error).__name__}") from None
+
+    def module(self, at, depth):
+        name, at = self.typed(at, depth, str, "a module name")
+        return _import_module(name), at
+
+    def handle(self, at, depth):
+        if self.handles is None:
+            raise Malformed("a handle where none may be")
+        number, at = self.typed(at, depth, int, "a handle's number")
+        what, at = self.typed(at, depth, str, "what a handle is")
+        name, at = self.typed(at, depth, str, "a handle's type name")
+        kind, at = self.value(at, depth + 1)
+        return self.handles.received(number, what, name, kind), at
+
+    def handle_back(self, at, depth):
+        if self.handles is None:
+            raise Malformed("a handle where none may be")
+        number, at = self.typed(at, depth, int, "a handle's number")
+        return self.handles.returned(number), at
+
+
+_CONTAINER_DECODERS = {
+    _L: _Decoder.list, _U: _Decoder.tuple, _E: _Decoder.set, _Z: _Decoder.frozenset, _M: _Decoder.dict,
+    _K: _Decoder.counter, _O: _Decoder.ordered_dict, _Y: _Decoder.default_dict, _Q: _Decoder.deque,
+    _P: _Decoder.namedtuple,
+}
+_OTHER_DECODERS = {
+    _R: _Decoder.fraction, _X: _Decoder.decimal, _W: _Decoder.when, _A: _Decoder.numpy_array,
+    _G: _Decoder.numpy_scalar, _J: _Decoder.by_name, _V: _Decoder.module, _H: _Decoder.handle,
+    _h: _Decoder.handle_back,
+}
+_WHEN_TYPES = {"date": datetime.date, "time": datetime.time, "datetime": datetime.datetime,
+               "timedelta": datetime.timedelta, "timezone": datetime.timezone}
+
+
+def _numpy():
+    try:
+        import numpy
+    except ImportError:
+        raise Malformed("a numpy value, and numpy cannot be imported here") from None
+    return numpy
+
+
+def _dtype(numpy, text):
+    if not _DTYPE.match(text):
+        raise Malformed(f"a numpy dtype that is not numbers or text: {shorten(text, 40)!r}")
+    try:
+        kind = numpy.dtype(text)
+    except TypeError:
+        raise Malformed(f"no numpy dtype {shorten(text, 40)!r}") from None
+    if kind.hasobject or kind.fields is not None or kind.subdtype is not None:
+        raise Malformed("a numpy dtype that is not numbers or text")
+    return kind
+
+
+# Frames longer than this are checked to be messages before they are read.
+_LARGE_FRAME = 1 << 20
 
 
 class Channel:
@@ -286,7 +819,8 @@ class Channel:
     def __init__(self, read_fd, write_fd, budget=None):
         self.read_fd = read_fd
         self.write_fd = write_fd
-        # The most memory a value received may take to build (see decode).
+        # The most memory a value received may take to build (see decode): a frame
+        # longer than that is refused before it is read.
         self.budget = budget
         self.buffer = b""
         # The payload last received.
@@ -300,22 +834,38 @@ class Channel:
 
     def receive(self, deadline=None):
         """The next frame's payload, or None if the other end closed its side; TimedOut
-        if `deadline` (a time.monotonic() value) passes first."""
+        if `deadline` (a time.monotonic() value) passes first, TooLarge for a frame
+        longer than the budget."""
         if len(self.buffer) < 4 and not self._fill(4, deadline):
             return None
         (size,) = _LENGTH.unpack_from(self.buffer)
-        if size > MAX_BYTES + 16:
-            raise Malformed(f"a frame of {size} bytes, over the {MAX_BYTES >> 20} MiB limit")
+        if self.budget is not None and size > self.budget:
+            raise TooLarge(self.budget)
+        if size > _LARGE_FRAME:
+            # Every message is a tuple: bytes that say otherwise are refused before the
+            # reader waits for gigabytes that may never come.
+            if len(self.buffer) < 5 and not self._fill(5, deadline):
+                raise Malformed("a frame cut short")
+            if self.buffer[4] != _U:
+                raise Malformed(f"a frame of {size} bytes that is not a message")
         if len(self.buffer) < 4 + size and not self._fill(4 + size, deadline):
             raise Malformed("a frame cut short")
-        payload = self.buffer[4:4 + size]
-        self.buffer = self.buffer[4 + size:]
+        if len(self.buffer) == 4 + size:
+            payload, self.buffer = self.buffer, b""
+            payload = memoryview(payload)[4:]
+        else:
+            payload = self.buffer[4:4 + size]
+            self.buffer = self.buffer[4 + size:]
         self.last = payload
         return payload
 
     def _fill(self, size, deadline):
-        """Reads until the buffer holds `size` bytes; False if the other end closed first."""
-        chunks, have = [self.buffer], len(self.buffer)
+        """Reads until the buffer holds `size` bytes; False if the other end closed first.
+        A large frame is read into one buffer of its size, never copied whole again."""
+        have = len(self.buffer)
+        if size - have > (1 << 20):
+            return self._fill_large(size, deadline)
+        chunks = [self.buffer]
         while have < size:
             if deadline is not None:
                 self._wait(deadline, chunks)
@@ -328,6 +878,27 @@ class Channel:
         self.buffer = b"".join(chunks)
         return True
 
+    def _fill_large(self, size, deadline):
+        buffer = bytearray(size)
+        have = len(self.buffer)
+        buffer[:have] = self.buffer
+        view = memoryview(buffer)
+        while have < size:
+            if deadline is not None:
+                try:
+                    self._wait(deadline, None)
+                except TimedOut:
+                    self.buffer = bytes(view[:have])
+                    raise
+            count = os.readv(self.read_fd, [view[have:]])
+            if not count:
+                self.buffer = bytes(view[:have])
+                return False
+            have += count
+        view.release()
+        self.buffer = buffer
+        return True
+
     def _wait(self, deadline, chunks):
         """Waits until there is something to read, keeping what was read so far."""
         poller = select.poll()
@@ -336,7 +907,8 @@ class Channel:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not poller.poll(remaining * 1000):
                 if time.monotonic() >= deadline:
-                    self.buffer = b"".join(chunks)
+                    if chunks is not None:
+                        self.buffer = b"".join(chunks)
                     raise TimedOut()
                 continue
             return

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use passk_tests::{evaluate_set, finish, format_fixture, passk, read_jsonl, write_jsonl};
+use passk_tests::{evaluate_set, finish, format_fixture, passk, write_jsonl};
 use serde_json::{json, Value};
 
 fn canonical(problems: &Path) -> Vec<Value> {
@@ -61,9 +61,10 @@ fn mbpp_takes_integer_ids_runs_setup_code_and_challenge_asserts() {
 }
 
 /// Guards against asserts that build the candidate's own classes failing every sample
-/// with a NameError in the judge, which cannot have them.
+/// with a NameError in the judge, which cannot have them: they are the candidate's, and
+/// reach the tests as handles.
 #[test]
-fn mbpp_asserts_on_the_candidates_own_classes_are_judged_in_process() {
+fn mbpp_asserts_on_the_candidates_own_classes_are_judged_through_handles() {
     let dir = tempfile::tempdir().unwrap();
     let code = "class Pair(object):\n    def __init__(self, a, b):\n        self.a = a\n        self.b = b\n\n\
                 def max_chain(pairs):\n    count, end = 0, float('-inf')\n    for p in sorted(pairs, key=lambda p: p.b):\n        \
@@ -75,18 +76,17 @@ fn mbpp_asserts_on_the_candidates_own_classes_are_judged_in_process() {
                  "code": code, "test_setup_code": "", "challenge_test_list": [],
                  "test_list": ["assert max_chain([Pair(5, 24), Pair(15, 25), Pair(27, 40), Pair(50, 60)]) == 3"]})],
     );
-    let samples = [json!({"task_id": 601, "completion": code})];
-    let path = dir.path().join("samples.jsonl");
-    write_jsonl(&path, &samples);
-    let judged = finish(passk(["evaluate"]).arg(&path).arg("--problems").arg(&problems).args(["--k", "1"]));
-    assert_ne!(judged.code, Some(0), "pass@k is withheld while a problem cannot be judged");
-    let results = read_jsonl(&dir.path().join("samples.jsonl_results.jsonl"));
-    assert_eq!(results[0]["status"], "unjudgeable", "{}", results[0]);
-    let detail = results[0]["detail"].as_str().unwrap();
-    assert!(detail.contains("name 'Pair' is not defined") && detail.contains("--verdicts in-process"), "{detail}");
-
-    let (_, results) = evaluate_set(dir.path(), &problems, &samples, &["--verdicts", "in-process"]);
-    assert_eq!(results[0]["passed"], true, "{}", results[0]);
+    let wrong = code.replace("count + 1", "count + 2");
+    let samples = [json!({"task_id": 601, "completion": code}), json!({"task_id": 601, "completion": wrong})];
+    for mode in ["judge", "in-process"] {
+        let (run, results) = evaluate_set(dir.path(), &problems, &samples, &["--verdicts", mode]);
+        assert_eq!(
+            (&results[0]["passed"], &results[1]["passed"]),
+            (&json!(true), &json!(false)),
+            "{mode}: {results:?}"
+        );
+        assert!(run.stdout.contains("pass@1"), "{mode}: {}", run.stdout);
+    }
 }
 
 #[test]
@@ -204,14 +204,14 @@ fn livecodebench_reads_packed_private_tests_and_calls_leetcode_methods() {
         // Right on the public test only: the private tests, packed, catch it.
         json!({"task_id": "passk_a1", "solution": "print(3)"}),
         json!({"task_id": "passk_l1", "solution": "class Solution:\n    def twoSum(self, nums, target):\n        seen = {}\n        for i, x in enumerate(nums):\n            if target - x in seen:\n                return (seen[target - x], i)\n            seen[x] = i\n"}),
-        // An answer that claims to equal everything cannot cross to the judge.
+        // An answer that claims to equal everything crosses as the list it is.
         json!({"task_id": "passk_l1", "solution": "class Solution:\n    def twoSum(self, nums, target):\n        class Any(list):\n            def __eq__(self, other):\n                return True\n        return Any()\n"}),
     ];
     let (_, results) = evaluate_set(dir.path(), &format_fixture("livecodebench.jsonl"), &samples, &[]);
     let passed: Vec<bool> = results.iter().map(|r| r["passed"].as_bool().unwrap()).collect();
     assert_eq!(passed, [true, false, true, false], "{results:?}");
     assert_eq!(results[1]["tests"]["total"], 3);
-    assert!(results[3]["detail"].as_str().unwrap().contains("not plain data"), "{}", results[3]);
+    assert!(results[3]["detail"].as_str().unwrap().contains("returned []"), "{}", results[3]);
 }
 
 #[test]

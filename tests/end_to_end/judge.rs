@@ -60,7 +60,7 @@ fn in_process_hacks() -> Vec<(&'static str, String)> {
         (
             "HumanEval/0",
             "    return None\nimport sys\nwire = sys.modules['passk_driver.wire']\ntuple_encoder = wire._ENCODERS[tuple]\n\
-             wire._ENCODERS[tuple] = lambda v, out, d: tuple_encoder(('passed', '', 'passed'), out, d)\n"
+             wire._ENCODERS[tuple] = lambda v, out, d, h: tuple_encoder(('passed', '', 'passed'), out, d, h)\n"
                 .into(),
         ),
         // Redefines the helpers the tests rely on.
@@ -93,8 +93,8 @@ fn hacks_that_beat_the_tests_in_process_fail_before_the_judge() {
     let judged = humaneval(&hacks, "judge");
     assert_eq!(passed(&judged), vec![false; hacks.len()], "{judged:#?}");
     let details: Vec<&str> = judged.iter().map(|r| r["detail"].as_str().unwrap()).collect();
-    assert!(details[8].ends_with("candidate returned a Yes, which is not plain data"), "{}", details[8]);
-    assert!(details[9].ends_with("candidate returned an Int, which is not plain data"), "{}", details[9]);
+    assert!(details[8].ends_with("candidate returned <a Yes object>"), "{}", details[8]);
+    assert!(details[9].ends_with("candidate returned 0"), "an int subclass is only its int: {}", details[9]);
 }
 
 /// A decorator left dangling at the end of a completion attaches to the tests' own
@@ -112,9 +112,9 @@ fn a_dangling_decorator_that_swallows_check_fails_on_every_problem() {
     assert!(judged.iter().all(|r| r["status"] == "error"), "{judged:#?}");
 }
 
-/// Answers that cannot cross to the judge, and answers that try to break it.
+/// Answers that are not data, and answers that try to break the judge.
 #[test]
-fn what_is_not_plain_data_or_breaks_the_channel_fails() {
+fn what_is_not_data_or_breaks_the_channel_fails() {
     let always_equal = "    class Yes:\n        def __eq__(self, other):\n            return True\n        def __hash__(self):\n            return 0\n";
     let hacks: Vec<(&str, String)> = vec![
         ("HumanEval/0", format!("{always_equal}    return {{Yes(): True}}\n")),
@@ -148,11 +148,13 @@ fn what_is_not_plain_data_or_breaks_the_channel_fails() {
         assert_ne!(result["status"], "timeout", "{result}");
     }
     let details: Vec<&str> = judged.iter().map(|r| r["detail"].as_str().unwrap()).collect();
-    for detail in &details[..3] {
-        assert!(detail.ends_with("candidate returned a Yes, which is not plain data"), "{detail}");
-    }
-    assert!(details[3].ends_with("candidate returned a generator, which is not plain data"), "{}", details[3]);
-    assert!(details[4].contains("larger than 64 MiB"), "{}", details[4]);
+    // What is not data crosses as a handle, which the judge compares by its own rules.
+    assert!(details[0].ends_with("candidate returned {<a Yes object>: True}"), "{}", details[0]);
+    assert!(details[1].ends_with("candidate returned {<a Yes object>}"), "{}", details[1]);
+    assert!(details[2].ends_with("candidate returned (True, <a Yes object>)"), "{}", details[2]);
+    assert!(details[3].ends_with("candidate returned <a generator object>"), "{}", details[3]);
+    // 100 MB of honest output crosses: it is only wrong.
+    assert!(details[4].contains("candidate returned 'xxxxxxxx"), "{}", details[4]);
     assert!(details[5].contains("nested deeper than 100 levels"), "{}", details[5]);
     assert!(details[6].contains("nested deeper than 100 levels"), "{}", details[6]);
     assert!(details[7].ends_with(r"candidate returned '\ud800'"), "{}", details[7]);
@@ -264,7 +266,38 @@ fn exceptions_keywords_copies_and_plain_data_cross_and_callables_are_reported() 
     // In one interpreter the tests see the candidate empty their list.
     assert_eq!(passed(&in_process), [true, false, true, true]);
 
+    // The test passes a function of its own: no sample of that problem can be judged out
+    // of process, its canonical solution's neither, so by default the problem is judged
+    // in process, and says so.
     let (finished, judged) = run(&samples, "judge", &problems);
+    let statuses: Vec<&str> = judged.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["passed", "passed", "passed", "passed"], "{judged:#?}");
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert_eq!(judged[3]["verdicts"], "in-process", "{}", judged[3]);
+    assert!(judged[..3].iter().all(|r| r.get("verdicts").is_none()), "{judged:#?}");
+    assert!(
+        finished
+            .stdout
+            .contains("fallback      1 problem judged in process, their tests passing what cannot cross: callable/0"),
+        "{}",
+        finished.stdout
+    );
+
+    // With --no-fallback the problem is unjudgeable, and pass@k withheld.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("samples.jsonl");
+    let records: Vec<Value> = samples.iter().map(|(t, c)| json!({"task_id": t, "completion": c})).collect();
+    write_jsonl(&path, &records);
+    let results = dir.path().join("results.jsonl");
+    let finished = finish(
+        passk(["evaluate"])
+            .arg(&path)
+            .arg("--problems")
+            .arg(&problems)
+            .args(["--k", "1", "--no-fallback", "--results"])
+            .arg(&results),
+    );
+    let judged = read_jsonl(&results);
     let statuses: Vec<&str> = judged.iter().map(|r| r["status"].as_str().unwrap()).collect();
     assert_eq!(statuses, ["passed", "passed", "passed", "unjudgeable"], "{judged:#?}");
     assert_eq!(finished.code, Some(4), "a problem that cannot be judged withholds pass@k: {}", finished.stderr);
@@ -285,11 +318,35 @@ fn exceptions_keywords_copies_and_plain_data_cross_and_callables_are_reported() 
     );
 
     // `score` withholds pass@k from the same results, for the same reason.
-    let results = dir.path().join("judged.jsonl");
-    write_jsonl(&results, &judged);
     let scored = finish(passk(["score"]).arg(&results));
     assert_eq!(scored.code, Some(4), "{}", scored.stderr);
     assert!(scored.stderr.contains("callable/0"), "{}", scored.stderr);
+}
+
+/// A sample whose own answers make its tests pass what cannot cross, on a problem whose
+/// canonical solution's tests do not, fails: the fallback is the problem's, never the
+/// sample's to choose, or a candidate could move its problem into its own process.
+#[test]
+fn a_sample_cannot_choose_to_be_judged_in_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("problems.jsonl");
+    let problem = json!({"task_id": "apply/0", "prompt": "def twice(x):\n", "entry_point": "twice",
+        "canonical_solution": "    return 2 * x\n",
+        "test": "def check(candidate):\n    answer = candidate(2)\n    if answer != 4:\n        candidate(lambda: answer)\n    assert answer == 4\n"});
+    write_jsonl(&problems, &[problem]);
+    // Wrong, so that the tests pass it a function of their own.
+    let hack = "    return object()\n";
+    let samples = vec![("apply/0", "    return 2 * x\n".to_owned()), ("apply/0", hack.to_owned())];
+    let (finished, judged) = run(&samples, "judge", &problems);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let statuses: Vec<&str> = judged.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["passed", "failed"], "{judged:#?}");
+    assert!(judged.iter().all(|r| r["verdicts"] != "in-process"), "{judged:#?}");
+    assert!(
+        judged[1]["detail"].as_str().unwrap().contains("this sample's own answers made them unjudgeable"),
+        "{}",
+        judged[1]
+    );
 }
 
 /// The wire format's own unit tests (`tests/interpreter`), run under the real
@@ -303,9 +360,9 @@ fn the_wire_formats_unit_tests_pass() {
             .arg(passk_tests::repo_root().join("tests/interpreter")),
     );
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
-    // The wire format's 21 and the standard-input rules' 8, at least.
+    // The wire format's 37 and the standard-input rules' 8, at least.
     let ran = finished.stderr.split("Ran ").nth(1).and_then(|rest| rest.split(' ').next()?.parse::<usize>().ok());
-    assert!(ran >= Some(29), "{}", finished.stderr);
+    assert!(ran >= Some(45), "{}", finished.stderr);
 }
 
 /// A candidate that hangs in a call is a time-out, and the judge it left mid-sample is

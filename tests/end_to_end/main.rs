@@ -27,3 +27,4 @@ mod statistics;
 mod stdio_rules;
 mod survival;
 mod usage;
+mod values;

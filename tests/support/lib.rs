@@ -342,3 +342,15 @@ pub fn humaneval_canonical_samples() -> Vec<Value> {
         .map(|p| serde_json::json!({"task_id": p["task_id"], "completion": p["canonical_solution"]}))
         .collect()
 }
+
+/// A released benchmark file from `../shared/benchmarks` beside the checkout (its
+/// README says where each comes from), or None, with a message saying the test is
+/// skipped, where that folder is absent.
+pub fn shared_benchmark(relative: &str) -> Option<PathBuf> {
+    let path = repo_root().join("../shared/benchmarks").join(relative);
+    if path.exists() {
+        return Some(path);
+    }
+    eprintln!("skipped: {} is absent (the released benchmarks live in ../shared/benchmarks)", path.display());
+    None
+}

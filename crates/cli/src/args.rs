@@ -65,6 +65,11 @@ pub struct EvaluateArgs {
     /// verdicts (the summary says how many changed).
     #[arg(long)]
     pub retry_timeouts: bool,
+    /// Keep the samples of problems whose tests cannot be judged out of process
+    /// `unjudgeable`, and pass@k withheld, rather than judge those problems in process
+    /// (by default a problem whose canonical solution is unjudgeable is).
+    #[arg(long)]
+    pub no_fallback: bool,
     /// Evaluate samples that cover only some of the problem set (by default that is
     /// refused); pass@k is then the mean over the problems covered.
     #[arg(long)]

@@ -43,7 +43,23 @@ impl Tests {
     /// driver that had held the tests could find them in its memory, run them against a
     /// recorder and answer every call from what it recorded.
     pub fn check(prompt: &str, test: &str, entry_point: &str) -> Tests {
-        let data = serde_json::json!({"entry_point": entry_point, "check": {"prompt": prompt, "test": test}});
+        Tests::check_calling(prompt, test, entry_point, "check", "")
+    }
+
+    /// As `check`, with the test code's function named `call` rather than `check` (for
+    /// tests written here, whose entry point may itself be named `check`), and `setup`,
+    /// code at the start of `test` that the candidate's own process also runs after the
+    /// candidate in judge mode, as it would share the candidate's namespace in process
+    /// (MBPP's setup code, whose imports a solution may use).
+    pub fn check_calling(prompt: &str, test: &str, entry_point: &str, call: &str, setup: &str) -> Tests {
+        let mut check = serde_json::json!({"prompt": prompt, "test": test});
+        if call != "check" {
+            check["call"] = call.into();
+        }
+        if !setup.is_empty() {
+            check["setup"] = setup.into();
+        }
+        let data = serde_json::json!({"entry_point": entry_point, "check": check});
         Tests::Check(Arc::new(Suite::new(data, 1, None)))
     }
 }
@@ -89,6 +105,18 @@ impl Suite {
     pub fn check_code(&self) -> Option<&str> {
         self.data.get("check")?.get("test")?.as_str()
     }
+
+    /// Code of HumanEval-style tests that the candidate's process runs after the candidate
+    /// in judge mode (see `Tests::check_calling`).
+    pub fn check_setup(&self) -> Option<&str> {
+        self.data.get("check")?.get("setup")?.as_str()
+    }
+
+    /// The function the test code of HumanEval-style tests defines and the harness calls
+    /// with the candidate: `check`, unless named otherwise.
+    pub fn check_call(&self) -> &str {
+        self.data.get("check").and_then(|check| check.get("call")?.as_str()).unwrap_or("check")
+    }
 }
 
 fn driver_part(data: &serde_json::Value) -> serde_json::Value {
@@ -127,6 +155,8 @@ pub enum VerdictMode {
 pub struct Program {
     problem: Arc<ProblemCode>,
     candidate: String,
+    /// The candidate followed by the setup code its process runs in judge mode, if any.
+    judged: Option<String>,
 }
 
 impl Program {
@@ -135,13 +165,17 @@ impl Program {
             Candidate::Completion(completion) => format!("{}{completion}", problem.prompt),
             Candidate::Solution(solution) => solution.clone(),
         };
-        Program { problem: problem.clone(), candidate }
+        let judged = match &problem.tests {
+            Tests::Check(suite) => suite.check_setup().map(|setup| format!("{candidate}\n{setup}")),
+            Tests::Calls(_) | Tests::Stdio(_) => None,
+        };
+        Program { problem: problem.clone(), candidate, judged }
     }
 
     /// What the candidate's process runs in judge mode: the prompt and completion, or
-    /// the solution.
+    /// the solution, and the problem's setup code where it has some for the candidate.
     pub fn candidate_code(&self) -> &str {
-        &self.candidate
+        self.judged.as_deref().unwrap_or(&self.candidate)
     }
 
     pub fn problem(&self) -> &ProblemCode {
@@ -155,7 +189,7 @@ impl Program {
         match &self.problem.tests {
             Tests::Check(suite) => {
                 let test = suite.check_code()?;
-                Some(format!("{}\n{}\ncheck({})", self.candidate, test, self.problem.entry_point))
+                Some(format!("{}\n{}\n{}({})", self.candidate, test, suite.check_call(), self.problem.entry_point))
             }
             Tests::Calls(_) | Tests::Stdio(_) => None,
         }

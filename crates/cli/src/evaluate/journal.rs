@@ -149,6 +149,21 @@ impl Recorded {
         Some(self.names.name(entry.status))
     }
 
+    /// Sample `index`'s status, if it has a line.
+    pub fn status_of(&self, index: usize) -> Option<&str> {
+        self.status(index)
+    }
+
+    /// The samples, in order, whose lines answer one of `task_ids`.
+    pub fn samples_of(&self, task_ids: &std::collections::BTreeSet<String>) -> Vec<usize> {
+        (0..self.entries.len())
+            .filter(|&index| {
+                let entry = &self.entries[index];
+                entry.is_present() && task_ids.contains(self.names.name(entry.task_id))
+            })
+            .collect()
+    }
+
     /// Whether sample `index` has its verdict: a line marking a fault of the machine
     /// leaves it to be run again.
     pub fn is_decided(&self, index: usize) -> bool {
@@ -232,13 +247,31 @@ impl Journal {
         Recorded::read(self.writer.path(), total)
     }
 
-    /// Records a retry's verdict for sample `index`, which the journal already holds.
-    pub fn amend(&mut self, recorded: &Recorded, index: usize, verdict: &Verdict) -> Result<(), JournalError> {
+    /// Records a new verdict for sample `index`, which the journal already holds, with
+    /// a field saying how it was reached (`"retried": true` after a retry).
+    pub fn amend(
+        &mut self,
+        recorded: &Recorded,
+        index: usize,
+        verdict: &Verdict,
+        (field, value): (&str, Value),
+    ) -> Result<(), JournalError> {
+        let path = self.writer.path().to_owned();
+        let mut line = self.line(recorded, index)?;
+        line.result.insert(field.into(), value);
+        self.record(index, line.result, verdict).map_err(|source| JournalError::Write { path, source })
+    }
+
+    /// The `detail` of sample `index`'s line.
+    pub fn detail(&self, recorded: &Recorded, index: usize) -> Result<String, JournalError> {
+        let line = self.line(recorded, index)?;
+        Ok(line.result.get("detail").and_then(Value::as_str).unwrap_or_default().to_owned())
+    }
+
+    fn line(&self, recorded: &Recorded, index: usize) -> Result<Line, JournalError> {
         let path = self.writer.path().to_owned();
         let file = File::open(&path).map_err(|source| JournalError::Read { path: path.clone(), source })?;
-        let mut line = read_line(&file, &path, &recorded.entries[index])?;
-        line.result.insert("retried".into(), Value::Bool(true));
-        self.record(index, line.result, verdict).map_err(|source| JournalError::Write { path, source })
+        read_line(&file, &path, &recorded.entries[index])
     }
 
     /// Writes the results file: every sample's line, in the samples' order, synced and

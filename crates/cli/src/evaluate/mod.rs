@@ -8,6 +8,7 @@
 //! runs nothing and reports the same numbers (`rerun`).
 
 mod describe;
+mod fallback;
 mod interrupt;
 mod journal;
 mod prepare;
@@ -70,6 +71,8 @@ pub struct EvaluateOptions {
     pub restart: bool,
     /// Run samples that timed out again at the end, alone.
     pub retry_timeouts: bool,
+    /// Judge in process the problems whose tests cannot be judged out of process.
+    pub fallback: bool,
     /// Evaluate samples that cover only some of the problem set's problems.
     pub partial: bool,
     /// Take the program out of raw model output.
@@ -104,6 +107,7 @@ impl EvaluateOptions {
             report: args.report,
             restart: args.restart,
             retry_timeouts: args.retry_timeouts,
+            fallback: !args.no_fallback,
             partial: args.partial,
             extract: args.extract,
             calibrate: args.calibrate.then_some(args.calibrate_factor),
@@ -337,6 +341,8 @@ struct Concluded {
     stopped: Option<Stopped>,
     /// `(samples, changed)` of `--retry-timeouts`.
     retried: Option<(usize, usize)>,
+    /// The problems judged in process by the fallback (see `fallback`).
+    in_process: Vec<String>,
 }
 
 impl Concluded {
@@ -379,11 +385,11 @@ impl Concluded {
         let mut retried = None;
         if stopped.is_none() && !timed_out.is_empty() {
             say!("running the samples that timed out again, one at a time");
-            let verdicts = retry::retry(pool_options, &timed_out, interrupt).await;
+            let verdicts = retry::retry(pool_options.clone(), &timed_out, interrupt).await;
             let changed =
                 verdicts.iter().filter(|(_, verdict)| verdict.status != passk_runner::Status::Timeout).count();
             for (index, verdict) in &verdicts {
-                journal.amend(&recorded, *index, verdict)?;
+                journal.amend(&recorded, *index, verdict, ("retried", json!(true)))?;
             }
             recorded = journal.read(total)?;
             tally = recorded.tally();
@@ -397,12 +403,32 @@ impl Concluded {
                 stopped = Some(stop(errors, cause, recorded.decided()));
             }
         }
+        let mut in_process = Vec::new();
+        let unjudgeable = tally.unjudgeable_problems();
+        if stopped.is_none() && options.fallback && !unjudgeable.is_empty() {
+            let decided =
+                fallback::decide(&pool_options, prepared, &recorded, options.extract, &unjudgeable, interrupt).await?;
+            for index in &decided.own_doing {
+                let verdict = fallback::own_doing(&journal.detail(&recorded, *index)?);
+                journal.amend(&recorded, *index, &verdict, ("verdicts", json!("judge")))?;
+            }
+            for (index, verdict) in &decided.verdicts {
+                journal.amend(&recorded, *index, verdict, ("verdicts", json!("in-process")))?;
+            }
+            recorded = journal.read(total)?;
+            tally = recorded.tally();
+            in_process = decided.in_process;
+            if tally.infrastructure_errors() > 0 {
+                let cause = "see the `infrastructure` lines of the results".into();
+                stopped = Some(stop(tally.infrastructure_errors(), cause, recorded.decided()));
+            }
+        }
         if stopped.is_none() {
             journal.finish(&recorded)?;
             resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
             drop_set_aside(&options.results)?;
         }
-        Ok(Concluded { tally, stopped, retried })
+        Ok(Concluded { tally, stopped, retried, in_process })
     }
 
     /// Prints the table, writes the summary, and records a complete run for the next.
@@ -415,13 +441,25 @@ impl Concluded {
         footer: Vec<(String, String)>,
         clock: Instant,
     ) -> Result<(), CommandError> {
-        let Concluded { tally, stopped, retried } = self;
+        let Concluded { tally, stopped, retried, in_process } = self;
         let complete = stopped.is_none();
         let unjudgeable = tally.unjudgeable_problems();
         let scores = scores::of_tally(&tally, complete, &options.results, &options.ks, &options.uncertainty)?;
         if let Some((samples, changed)) = retried {
             run.insert("retried_timeouts".into(), json!({ "samples": samples, "changed": changed }));
         }
+        let mut footer = footer;
+        if !in_process.is_empty() {
+            let problems = crate::report::plural(in_process.len(), "problem");
+            footer.push((
+                "fallback".into(),
+                format!(
+                    "{problems} judged in process, their tests passing what cannot cross: {}",
+                    in_process.join(", ")
+                ),
+            ));
+        }
+        run.insert("judged_in_process".into(), json!(in_process));
         let mut settings = verdict_settings.clone();
         settings.insert("results".into(), json!(options.results.display().to_string()));
         settings.insert("k".into(), json!(options.ks));

@@ -141,6 +141,7 @@ fn settings(
     settings.insert("timeout".into(), json!(options.timeout.as_secs_f64()));
     settings.insert("limits".into(), json!(options.limits));
     settings.insert("retry_timeouts".into(), json!(options.retry_timeouts));
+    settings.insert("fallback".into(), json!(options.fallback));
     settings.insert("calibrate".into(), json!(options.calibrate));
     settings.insert("extract".into(), json!(options.extract));
     settings.insert("format".into(), json!(problems.format));

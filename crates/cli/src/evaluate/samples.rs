@@ -172,6 +172,35 @@ pub fn feed(
     feed: &Feed,
     pending: &mpsc::Sender<Pending>,
 ) -> Result<(), InputError> {
+    each_pending(samples, problems, feed, |pending_sample| pending.blocking_send(pending_sample).is_ok())
+}
+
+/// The programs of samples `indices` (in order), read again from the samples file.
+pub fn programs(
+    samples: &SamplesFile,
+    problems: &ProblemSet,
+    total: usize,
+    indices: &[usize],
+    extract: bool,
+) -> Result<Vec<(usize, Program)>, InputError> {
+    let wanted: BTreeSet<usize> = indices.iter().copied().collect();
+    let decided = (0..total).filter(|i| !wanted.contains(i)).collect();
+    let feed = Feed { decided, retry: BTreeSet::new(), total, extract };
+    let mut programs = Vec::with_capacity(indices.len());
+    each_pending(samples, problems, &feed, |pending| {
+        programs.push((pending.sample.index, pending.program));
+        true
+    })?;
+    Ok(programs)
+}
+
+/// Each sample `feed` wants run, as a Pending, to `take` until it says to stop.
+fn each_pending(
+    samples: &SamplesFile,
+    problems: &ProblemSet,
+    feed: &Feed,
+    mut take: impl FnMut(Pending) -> bool,
+) -> Result<(), InputError> {
     let reader = samples.reader()?;
     let source = reader.source().to_owned();
     for (index, record) in reader.enumerate() {
@@ -209,7 +238,7 @@ pub fn feed(
             problem: sample.problem,
             only_retry,
         };
-        if pending.blocking_send(pending_sample).is_err() {
+        if !take(pending_sample) {
             // The run stopped; its error is the one to report.
             return Ok(());
         }
@@ -218,7 +247,7 @@ pub fn feed(
 }
 
 /// The candidate as its format runs it. An MBPP sample is a whole program whichever
-/// field holds it, and follows the problem's setup code (its "prompt").
+/// field holds it (its problem has no prompt).
 fn program_of(format: Format, candidate: Candidate) -> Candidate {
     match (format, candidate) {
         (Format::Mbpp | Format::MbppSanitized, Candidate::Solution(text)) => Candidate::Completion(text),

@@ -1,11 +1,16 @@
 //! MBPP, original and sanitized: a task in words, a reference solution, and asserts
 //! that call the function by name.
 //!
-//! The asserts become `check(candidate)`'s body, so that MBPP is judged as HumanEval
-//! is: in judge mode the function's name is bound to the judge's stand-in, and in
-//! in-process mode the program is the setup code, the candidate, then the asserts, as
-//! MBPP's own evaluation runs them. The entry point is the function the first assert
-//! calls that the reference solution defines.
+//! The asserts become the body of a `check(candidate)` function, so that MBPP is judged
+//! as HumanEval is: in judge mode the function's name is bound to the judge's stand-in.
+//! The program is the candidate, then the setup code (`test_setup_code`, or the
+//! sanitized file's `test_imports`), then the asserts: the setup builds objects of
+//! classes the solution defines, and in that order every canonical solution passes
+//! under plain Python. In judge mode the candidate's process runs the setup code after
+//! the candidate too, since in one namespace the solution may use what it imports. The
+//! problem has no prompt: a completion is the whole solution.
+//! The entry point is the function the first assert calls that the reference solution
+//! defines; where it is itself named `check`, the asserts' function takes another name.
 
 use std::sync::Arc;
 
@@ -85,7 +90,9 @@ fn problem(
         line,
         task_id: task_id.clone(),
     })?;
-    let mut test = String::from("def check(candidate):\n");
+    let call = function_name(&entry_point, &[&code, &setup, &asserts.join("\n")]);
+    let mut test = if setup.trim().is_empty() { String::new() } else { format!("{}\n", setup.trim_end()) };
+    test.push_str(&format!("def {call}(candidate):\n"));
     for assert in asserts {
         for text in assert.lines() {
             test.push_str("    ");
@@ -96,10 +103,20 @@ fn problem(
     if asserts.is_empty() {
         test.push_str("    pass\n");
     }
-    let prompt = if setup.trim().is_empty() { String::new() } else { format!("{}\n", setup.trim_end()) };
-    let tests = Tests::check(&prompt, &test, &entry_point);
-    let code_of = Arc::new(ProblemCode { prompt, tests, entry_point });
+    let setup = setup.trim_end();
+    let tests = Tests::check_calling("", &test, &entry_point, &call, setup);
+    let code_of = Arc::new(ProblemCode { prompt: String::new(), tests, entry_point });
     Ok(Problem { task_id, code: code_of, canonical_solution: Some(code), evalplus: None })
+}
+
+/// The name of the function that holds the asserts: `check`, as in HumanEval, unless the
+/// entry point is so named; then a name none of the problem's code uses.
+fn function_name(entry_point: &str, code: &[&str]) -> String {
+    let mut name = String::from("check");
+    while name == entry_point || (name != "check" && code.iter().any(|text| text.contains(name.as_str()))) {
+        name.push('_');
+    }
+    name
 }
 
 /// The function the asserts check: the first name they call that the reference code
@@ -164,5 +181,14 @@ mod tests {
         let asserts = vec!["assert set(similar(1)) == set([1])".to_owned()];
         assert_eq!(entry_point("def similar(x):\n  return [x]", &asserts).as_deref(), Some("similar"));
         assert_eq!(entry_point("def f(): pass", &["assert g(1) == 1".to_owned()]), None);
+    }
+
+    /// Guards against the asserts' function taking the name of an entry point `check`,
+    /// which then called itself (MBPP 56, 349, 899, 967).
+    #[test]
+    fn the_asserts_function_never_takes_the_entry_points_name() {
+        assert_eq!(function_name("volume", &["def volume(r): pass"]), "check");
+        assert_eq!(function_name("check", &["def check(n): pass"]), "check_");
+        assert_eq!(function_name("check", &["def check(n): return check_(n)\ndef check_(n): pass"]), "check__");
     }
 }

@@ -34,7 +34,8 @@ pub use evalplus::EvalPlusInputs;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
-    // JSON Lines of `task_id, prompt, entry_point, test` (and `canonical_solution`).
+    // JSON Lines of `task_id, prompt, entry_point, test` (and `canonical_solution`); also
+    // HumanEval-X's Python file, whose test ends in `check(<entry point>)`.
     Humaneval,
     // JSON Lines of `task_id, text, code, test_setup_code, test_list, challenge_test_list`.
     Mbpp,
@@ -83,7 +84,7 @@ impl Format {
             Format::Livecodebench
         } else if has("content") && has("test") && has("labels") {
             Format::Sandboxfusion
-        } else if has("prompt") && has("test") && has("entry_point") {
+        } else if has("prompt") && has("test") && (has("entry_point") || has("declaration")) {
             Format::Humaneval
         } else {
             return None;

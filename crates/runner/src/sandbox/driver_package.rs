@@ -12,7 +12,7 @@ use super::seccomp;
 pub const PACKAGE: &str = "passk_driver";
 
 /// Each module of the package, by name.
-pub const MODULES: [(&str, &str); 18] = [
+pub const MODULES: [(&str, &str); 19] = [
     ("__init__.py", include_str!("../../../../sandbox/passk_driver/__init__.py")),
     ("worker.py", include_str!("../../../../sandbox/passk_driver/worker.py")),
     ("sample.py", include_str!("../../../../sandbox/passk_driver/sample.py")),
@@ -26,6 +26,7 @@ pub const MODULES: [(&str, &str); 18] = [
     ("evalplus.py", include_str!("../../../../sandbox/passk_driver/evalplus.py")),
     ("stdio.py", include_str!("../../../../sandbox/passk_driver/stdio.py")),
     ("wire.py", include_str!("../../../../sandbox/passk_driver/wire.py")),
+    ("handles.py", include_str!("../../../../sandbox/passk_driver/handles.py")),
     ("seccomp.py", include_str!("../../../../sandbox/passk_driver/seccomp.py")),
     ("confine.py", include_str!("../../../../sandbox/passk_driver/confine.py")),
     ("cleanup.py", include_str!("../../../../sandbox/passk_driver/cleanup.py")),
