@@ -17,6 +17,7 @@ use passk_runner::{CancellationToken, Candidate, PoolOptions, Program, Status, T
 
 use crate::canonical;
 use crate::error::CommandError;
+use crate::say::say;
 
 use super::journal::Recorded;
 use super::prepare::Prepared;
