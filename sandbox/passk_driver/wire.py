@@ -464,6 +464,15 @@ def _resolve(module, qualname):
     return value
 
 
+def standard_module(name):
+    """The standard-library module `name`, imported here; None if there is none by that
+    name or it cannot be imported."""
+    try:
+        return _import_module(name)
+    except Malformed:
+        return None
+
+
 def _import_module(name):
     """A standard-library module, imported here."""
     import importlib
