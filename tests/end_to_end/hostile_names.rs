@@ -21,7 +21,10 @@ fn a_standard_library_module_the_tests_use_is_the_judges_own() {
     let hack = "    return 0\n\nclass sys:\n    @staticmethod\n    def getsizeof(value):\n        return 0\n";
     let honest = "    return sys.getsizeof(t)\n\nimport sys\n";
     let path = dir.path().join("samples.jsonl");
-    write_jsonl(&path, &[json!({"task_id": "size/0", "completion": hack}), json!({"task_id": "size/0", "completion": honest})]);
+    write_jsonl(
+        &path,
+        &[json!({"task_id": "size/0", "completion": hack}), json!({"task_id": "size/0", "completion": honest})],
+    );
     for (mode, expected) in [("in-process", [true, true]), ("judge", [false, true])] {
         let results = dir.path().join(format!("{mode}.jsonl"));
         let run = finish(
