@@ -393,6 +393,13 @@ def judge(problem, entry_point, channel):
         wanted = {name for name in used if name not in namespace and name != entry_point
                   and not hasattr(builtins, name)}
         namespace.update(stand_in.names(wanted))
+        # A name that names a standard-library module (MBPP/596's `sys`) is the judge's
+        # own module wherever the candidate defines it: the tests compute what they expect
+        # with it, and a class of the candidate's by that name would answer for them.
+        for name in wanted & namespace.keys():
+            module = wire.standard_module(name)
+            if module is not None:
+                namespace[name] = module
         namespace[entry_point] = stand_in
         exec(test_code, namespace)
         check = namespace.get(call_name)

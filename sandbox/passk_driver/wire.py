@@ -318,9 +318,8 @@ def _encoder_of_other(value, handles):
     numpy = sys.modules.get("numpy")
     if numpy is not None and isinstance(value, (numpy.ndarray, numpy.generic)):
         return _numpy_value
-    if isinstance(value, type) or kind is types.BuiltinFunctionType or kind is types.FunctionType:
-        if _name_of(value) is not None:
-            return _by_name
+    if _crosses_by_name(value) and _name_of(value) is not None:
+        return _by_name
     if kind is types.ModuleType and _is_standard(value.__name__):
         return _module
     for base in kind.__mro__:
@@ -331,6 +330,12 @@ def _encoder_of_other(value, handles):
     if handles is not None:
         return handles.encoder(value)
     raise NotPlainData(describe(value))
+
+
+def _crosses_by_name(value):
+    """Whether `value` is of what may cross by name: a type or a function."""
+    kind = type(value)
+    return isinstance(value, type) or kind is types.BuiltinFunctionType or kind is types.FunctionType
 
 
 def _by_name(value, out, depth, handles):
@@ -457,6 +462,15 @@ def _resolve(module, qualname):
             raise Malformed("a name that is not a public qualified name")
         value = getattr(value, part)
     return value
+
+
+def standard_module(name):
+    """The standard-library module `name`, imported here; None if there is none by that
+    name or it cannot be imported."""
+    try:
+        return _import_module(name)
+    except Malformed:
+        return None
 
 
 def _import_module(name):
@@ -747,12 +761,18 @@ class _Decoder:
         module, at = self.typed(at, depth, str, "a module name")
         name, at = self.typed(at, depth, str, "a qualified name")
         try:
-            return _resolve(module, name), at
+            value = _resolve(module, name)
         except Malformed:
             raise
         except Exception as error:
             raise Malformed(f"{shorten(module, 60)}.{shorten(name, 60)} cannot be found: "
                             f"{type(error).__name__}") from None
+        # Only a type or function found where it says it lives, as the sender's encoder
+        # checks too: a path through another module's attributes (`reprlib.builtins.exec`,
+        # `shlex.os.system`) would reach what never crosses by name.
+        if not _crosses_by_name(value) or _name_of(value) != (module, name):
+            raise Malformed(f"{shorten(module, 60)}.{shorten(name, 60)} is not a type or function of that name")
+        return value, at
 
     def module(self, at, depth):
         name, at = self.typed(at, depth, str, "a module name")

@@ -12,6 +12,7 @@ mod evalplus;
 mod formats;
 mod hostile;
 mod hostile_memory;
+mod hostile_names;
 mod hostile_packages;
 mod hostile_signals;
 mod hostile_suites;

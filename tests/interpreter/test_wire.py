@@ -355,6 +355,17 @@ class Malformed(unittest.TestCase):
                 with self.assertRaises(wire.Malformed):
                     wire.decode(data)
 
+    def test_a_name_is_found_only_where_its_object_says_it_lives(self):
+        # Guards against a path through another module's attributes reaching, in the
+        # receiver, what never crosses by name: `reprlib` imports `builtins`, `shlex`
+        # imports `os`. A candidate that points reprlib.builtins at a namespace of its
+        # own makes its own function encode as "reprlib" "builtins.eval".
+        for module, name in [("reprlib", "builtins.exec"), ("shlex", "os.system"), ("collections", "abc"),
+                             ("math", "pi")]:
+            with self.subTest(name=f"{module}.{name}"):
+                with self.assertRaisesRegex(wire.Malformed, "not a type or function of that name"):
+                    wire.decode(b"J" + wire.encode(module) + wire.encode(name))
+
     def test_a_string_that_is_not_utf8_is_refused(self):
         with self.assertRaisesRegex(wire.Malformed, "not UTF-8"):
             wire.decode(b"S\x00\x00\x00\x02\xff\xfe")
