@@ -4,7 +4,8 @@ Every candidate is forked from the driver, so whatever the driver ever held may 
 found in a candidate's memory, freed or not. So a suite's expected outputs never pass
 through the driver: the harness sends each suite to the judge on this line, and what of
 a verdict tells an expected output (the `expected` of a failure) goes back on it
-sealed, for the harness to put into the verdict. The driver keeps the line open without
+sealed, for the harness to put into the verdict; so do the outputs a canonical solution
+gives while its expected outputs are recorded, one frame an input. The driver keeps the line open without
 reading it, to hand it to each judge it starts.
 
 Each frame is one JSON object between a record separator (0x1E) and a newline. JSON
@@ -19,6 +20,7 @@ judge reads the frames its predecessor left, so it holds at least what the harne
 believes it does.
 """
 
+import base64
 import json
 import os
 
@@ -98,27 +100,49 @@ class HarnessLink:
     def seal(self, seq, run, expected, suffix):
         """Sends the harness what of run `run`'s failure tells its expected output:
         `expected` for the failure's record, `suffix` for the verdict's detail."""
-        data = MARK + json.dumps({"seq": seq, "run": run, "expected": expected, "suffix": suffix}).encode() + b"\n"
+        self._send({"seq": seq, "run": run, "expected": expected, "suffix": suffix})
+
+    def record(self, seq, run, index, output, seconds):
+        """Sends the harness what the canonical solution returned for input `index` of run
+        `run` (the wire encoding `output`) and how long the call took: one frame an input,
+        so that no output waits for the others, nor is held with them."""
+        self._send({"seq": seq, "run": run, "input": index, "output": base64.b64encode(output).decode(),
+                    "seconds": seconds})
+
+    def _send(self, frame):
+        data = MARK + json.dumps(frame).encode() + b"\n"
         view = memoryview(data)
         while view:
             view = view[os.write(self.fd, view):]
 
     def _frame(self):
         while True:
-            end = self.buffer.find(b"\n")
-            if end >= 0:
-                line, self.buffer = self.buffer[:end], self.buffer[end + 1:]
-                start = line.rfind(MARK)
-                if start < 0:
-                    continue
-                try:
-                    frame = json.loads(line[start + 1:])
-                except ValueError:
-                    continue
-                if type(frame) is dict and type(frame.get("seq")) is int and type(frame.get("id")) is str:
-                    return frame
+            line = self._line()
+            start = line.rfind(MARK)
+            if start < 0:
                 continue
+            try:
+                frame = json.loads(line[start + 1:])
+            except ValueError:
+                continue
+            if type(frame) is dict and type(frame.get("seq")) is int and type(frame.get("id")) is str:
+                return frame
+
+    def _line(self):
+        """The next line, without its newline. A suite's frame may be hundreds of
+        megabytes: its chunks are joined once, and each searched for the end once."""
+        end = self.buffer.find(b"\n")
+        if end >= 0:
+            line, self.buffer = self.buffer[:end], self.buffer[end + 1:]
+            return line
+        chunks = [self.buffer]
+        while True:
             data = os.read(self.fd, READ_CHUNK)
             if not data:
                 raise Lost("the harness closed the judge's line")
-            self.buffer += data
+            end = data.find(b"\n")
+            if end >= 0:
+                chunks.append(data[:end])
+                self.buffer = data[end + 1:]
+                return b"".join(chunks)
+            chunks.append(data)
