@@ -300,7 +300,7 @@ fn the_wire_formats_unit_tests_pass() {
             .arg(passk_tests::repo_root().join("tests/interpreter")),
     );
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
-    assert!(finished.stderr.contains("Ran 21 tests"), "{}", finished.stderr);
+    assert!(finished.stderr.contains("Ran 29 tests"), "{}", finished.stderr);
 }
 
 /// A candidate that hangs in a call is a time-out, and the judge it left mid-sample is
