@@ -8,6 +8,7 @@ mod bundled;
 mod container;
 mod degraded;
 mod evalplus;
+mod evalplus_released;
 mod formats;
 mod hostile;
 mod hostile_memory;
