@@ -69,7 +69,7 @@ def write_samples(problems, path, degraded):
 
 def timed(command, env=None):
     started = time.perf_counter()
-    finished = subprocess.run(command, capture_output=True, text=True, env=env)
+    finished = subprocess.run(command, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
     seconds = time.perf_counter() - started
     return seconds, finished
 
@@ -87,12 +87,16 @@ def run_passk(args, problems, samples, cache, results):
 
 def run_evalplus(args, python, dataset, problems, samples, cache):
     env = dict(os.environ, XDG_CACHE_HOME=cache, HUMANEVAL_OVERRIDE_PATH=problems, MBPP_OVERRIDE_PATH=problems)
+    report_path = samples.replace(".jsonl", "_eval_results.json")
+    # Otherwise EvalPlus asks on its standard input whether to overwrite it.
+    if os.path.exists(report_path):
+        os.remove(report_path)
     command = [python, "-m", "evalplus.evaluate", dataset, "--samples", samples, "--parallel", str(args.jobs),
                "--i_just_wanna_run"]
     seconds, finished = timed(command, env)
     if finished.returncode != 0:
         sys.exit(f"evalplus.evaluate exited {finished.returncode}: {finished.stderr[-2000:]}")
-    with open(samples.replace(".jsonl", "_eval_results.json")) as report:
+    with open(report_path) as report:
         results = json.load(report)["eval"]
     passed = sum(result["base_status"] == "pass" and result["plus_status"] == "pass"
                  for task in results.values() for result in task)

@@ -23,6 +23,9 @@ from . import evalplus, judge, wire
 
 # Arguments and answers shown in a failure's detail are cut to this many characters.
 SHOWN = 200
+# What an answer's frame holds before the value: the encoding of ("return", value) ends
+# with the value's.
+_RETURN_PREFIX = wire.encode(("return", None))[:-len(wire.encode(None))]
 
 
 class Phase:
@@ -211,7 +214,9 @@ def judge_phase(phase, channel, seal, record=None):
             return _record(tally, *judge.unreadable("not an answer").fields()[:3])
         got = answer[1]
         if phase.record:
-            record(index, wire.encode(got), elapsed)
+            # The answer's own bytes, without decoding it again: an answer's frame is the
+            # encoding of ("return", value), whose value's bytes come last.
+            record(index, raw[len(_RETURN_PREFIX):] if raw.startswith(_RETURN_PREFIX) else wire.encode(got), elapsed)
             tally.passed += 1
             continue
         if comparison.matches(arguments, got, phase.expected[index]):

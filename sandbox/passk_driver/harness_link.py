@@ -5,8 +5,8 @@ found in a candidate's memory, freed or not. So a suite's expected outputs never
 through the driver: the harness sends each suite to the judge on this line, and what of
 a verdict tells an expected output (the `expected` of a failure) goes back on it
 sealed, for the harness to put into the verdict; so do the outputs a canonical solution
-gives while its expected outputs are recorded, one frame an input. The driver keeps the line open without
-reading it, to hand it to each judge it starts.
+gives while its expected outputs are recorded, in frames of about a megabyte each. The
+driver keeps the line open without reading it, to hand it to each judge it starts.
 
 Each frame is one JSON object between a record separator (0x1E) and a newline. JSON
 text holds neither raw, so a judge started after another was killed while reading can
@@ -29,6 +29,8 @@ from .kept import Kept
 
 MARK = b"\x1e"
 READ_CHUNK = 1 << 20
+# Bytes of recorded outputs sent together.
+RECORD_BATCH = 1 << 20
 # As many as the harness believes a judge holds (SUITES_KEPT in driver.rs).
 SUITES_KEPT = 8
 
@@ -82,6 +84,9 @@ class HarnessLink:
         # The last sample whose frame was read.
         self.seq = -1
         self.suites = Kept(SUITES_KEPT)
+        # The recorded outputs not yet sent (see record).
+        self.recorded = None
+        self.recorded_bytes = 0
 
     def suite(self, seq, suite_id):
         """The HeldSuite of sample `seq`, reading the frames up to its own."""
@@ -103,11 +108,25 @@ class HarnessLink:
         self._send({"seq": seq, "run": run, "expected": expected, "suffix": suffix})
 
     def record(self, seq, run, index, output, seconds):
-        """Sends the harness what the canonical solution returned for input `index` of run
-        `run` (the wire encoding `output`) and how long the call took: one frame an input,
-        so that no output waits for the others, nor is held with them."""
-        self._send({"seq": seq, "run": run, "input": index, "output": base64.b64encode(output).decode(),
-                    "seconds": seconds})
+        """Has the harness told what the canonical solution returned for input `index` of
+        run `run` (the wire encoding `output`) and how long the call took. Outputs go in
+        frames of about RECORD_BATCH bytes, sent as they fill, so that none waits for the
+        phase to end or is held with all the others; `flush_recorded` sends the last."""
+        if self.recorded is not None and (self.recorded["seq"], self.recorded["run"]) != (seq, run):
+            self.flush_recorded()
+        if self.recorded is None:
+            self.recorded = {"seq": seq, "run": run, "first": index, "outputs": [], "seconds": []}
+            self.recorded_bytes = 0
+        self.recorded["outputs"].append(base64.b64encode(output).decode())
+        self.recorded["seconds"].append(seconds)
+        self.recorded_bytes += len(output)
+        if self.recorded_bytes >= RECORD_BATCH:
+            self.flush_recorded()
+
+    def flush_recorded(self):
+        if self.recorded is not None:
+            self._send(self.recorded)
+            self.recorded = None
 
     def _send(self, frame):
         data = MARK + json.dumps(frame).encode() + b"\n"

@@ -128,8 +128,12 @@ def _judge_calls(link, problem, channel):
         return _lost(error)
     if isinstance(phase, judge.Record):
         return phase
-    return calls.judge_phase(phase, channel, lambda expected, suffix: link.seal(seq, index, expected, suffix),
-                             lambda at, output, seconds: link.record(seq, index, at, output, seconds))
+    try:
+        return calls.judge_phase(phase, channel, lambda expected, suffix: link.seal(seq, index, expected, suffix),
+                                 lambda at, output, seconds: link.record(seq, index, at, output, seconds))
+    finally:
+        # Before the record goes to the driver: the harness waits for every output.
+        link.flush_recorded()
 
 
 def _prepare(link, problem):

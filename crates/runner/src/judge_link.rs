@@ -7,9 +7,9 @@
 //! limits (`Suite::driver_part`); what of a verdict tells an expected output comes back
 //! on this line too, sealed, and is put into the verdict here (`unseal`).
 //!
-//! While a canonical solution's outputs are recorded, the judge sends each input's
-//! output on this line too, as it comes: one frame an input, never the whole phase in
-//! one record, since a phase's outputs may be hundreds of megabytes (`collect_recorded`).
+//! While a canonical solution's outputs are recorded, the judge sends them on this line
+//! too, as they come, in frames of about a megabyte: never the whole phase in one record,
+//! since a phase's outputs may be hundreds of megabytes (`collect_recorded`).
 //!
 //! Frames are JSON objects between a record separator (0x1E) and a newline, neither of
 //! which JSON text holds raw, so a reader that starts inside a frame another left
@@ -43,14 +43,15 @@ struct Sealed {
     suffix: String,
 }
 
-/// What the canonical solution returned for one input while its outputs are recorded.
+/// What the canonical solution returned for consecutive inputs, from `first` on, while
+/// its outputs are recorded.
 #[derive(Debug, Deserialize)]
 struct Recorded {
     seq: u64,
     run: u64,
-    input: u64,
-    output: String,
-    seconds: f64,
+    first: u64,
+    outputs: Vec<String>,
+    seconds: Vec<f64>,
 }
 
 /// A frame from the judge.
@@ -177,12 +178,12 @@ impl JudgeLink {
             let mut outputs = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
             let mut times = Vec::with_capacity(outputs.capacity());
             while (outputs.len() as u64) < count {
-                let Some(output) = self.next_recorded(seq, index as u64).await else { break };
-                if output.input != outputs.len() as u64 {
+                let Some(batch) = self.next_recorded(seq, index as u64).await else { break };
+                if batch.first != outputs.len() as u64 || batch.outputs.len() != batch.seconds.len() {
                     break;
                 }
-                outputs.push(output.output);
-                times.push(output.seconds);
+                outputs.extend(batch.outputs);
+                times.extend(batch.seconds);
             }
             if outputs.len() as u64 == count {
                 phase.outputs = Some(outputs);
