@@ -78,11 +78,12 @@ def run_passk(args, problems, samples, cache, results):
     command = [args.passk, "evaluate", samples, "--problems", problems, "--jobs", str(args.jobs), "--k", "1",
                "--no-dedup", "--cache-dir", cache, "--restart", "--results", results]
     seconds, finished = timed(command)
-    # Exit 0, or 1 when some samples fail: any other status is a fault.
-    if finished.returncode not in (0, 1):
+    # Exit 0; or 4 when some problems cannot be judged, which the report counts.
+    if finished.returncode not in (0, 4):
         sys.exit(f"passk exited {finished.returncode}: {finished.stderr[-2000:]}")
-    passed = sum(json.loads(line)["passed"] for line in open(results))
-    return seconds, passed
+    lines = [json.loads(line) for line in open(results)]
+    unjudgeable = sum(line["status"] == "unjudgeable" for line in lines)
+    return seconds, sum(line["passed"] for line in lines), unjudgeable
 
 
 def run_evalplus(args, python, dataset, problems, samples, cache):
@@ -110,13 +111,14 @@ def measure(args, python, dataset, problems, work):
         count = write_samples(problems, samples, kind == "degraded")
         passk_cache, evalplus_cache = os.path.join(work, f"passk-cache-{kind}"), os.path.join(work, f"ep-{kind}")
         for run in ("first", "cached"):
-            passk_seconds, passk_passed = run_passk(args, problems, samples, passk_cache,
+            passk_seconds, passk_passed, unjudgeable = run_passk(args, problems, samples, passk_cache,
                                                     os.path.join(work, f"{dataset}-{kind}-results.jsonl"))
             evalplus_seconds, evalplus_passed = run_evalplus(args, python, dataset, problems, samples, evalplus_cache)
             row = {"set": dataset, "samples": kind, "count": count, "run": run,
                    "passk_seconds": round(passk_seconds, 2), "evalplus_seconds": round(evalplus_seconds, 2),
                    "passk_share": round(passk_seconds / evalplus_seconds, 3),
-                   "passk_passed": passk_passed, "evalplus_passed": evalplus_passed}
+                   "passk_passed": passk_passed, "evalplus_passed": evalplus_passed,
+                   "passk_unjudgeable": unjudgeable}
             print(f"  {dataset} {kind} {run}: passk {passk_seconds:.1f} s, EvalPlus {evalplus_seconds:.1f} s",
                   file=sys.stderr)
             rows.append(row)
@@ -149,7 +151,8 @@ def main():
     for row in rows:
         print(f"{row['set']:<10} {row['samples']:<10} {row['run']:<7} {row['passk_seconds']:>8.1f} "
               f"{row['evalplus_seconds']:>11.1f} {row['passk_share']:>15.2f} "
-              f"{row['passk_passed']:>14}, {row['evalplus_passed']}")
+              f"{row['passk_passed']:>14}, {row['evalplus_passed']}"
+              + (f"  ({row['passk_unjudgeable']} unjudgeable in passk)" if row["passk_unjudgeable"] else ""))
     machine = {"cpus": os.cpu_count(), "python": sys.version.split()[0], "kernel": os.uname().release}
     print(f"\nmachine: {machine['cpus']} CPUs, Linux {machine['kernel']}, Python {machine['python']}")
     if args.json:
