@@ -216,7 +216,11 @@ def judge_phase(phase, channel, seal, record=None):
         if phase.record:
             # The answer's own bytes, without decoding it again: an answer's frame is the
             # encoding of ("return", value), whose value's bytes come last.
-            record(index, raw[len(_RETURN_PREFIX):] if raw.startswith(_RETURN_PREFIX) else wire.encode(got), elapsed)
+            # (The frame may come as bytes or a memoryview.)
+            if bytes(raw[:len(_RETURN_PREFIX)]) == _RETURN_PREFIX:
+                record(index, bytes(raw[len(_RETURN_PREFIX):]), elapsed)
+            else:
+                record(index, wire.encode(got), elapsed)
             tally.passed += 1
             continue
         if comparison.matches(arguments, got, phase.expected[index]):
