@@ -41,7 +41,11 @@ fn problems_of(path: &Path) -> Vec<Released> {
         .map(|line| {
             // Strict JSON has no `Infinity` (Mbpp/404's inputs); the fields read here are
             // strings without it, and the line itself is kept as released.
-            let head = serde_json::from_str(line).or_else(|_| serde_json::from_str(&line.replace("Infinity", "null")));
+            let head = serde_json::from_str(line).or_else(|_| {
+                serde_json::from_str(
+                    &line.replace("-Infinity", "null").replace("Infinity", "null").replace("NaN", "null"),
+                )
+            });
             Released { line: line.to_owned(), head: head.unwrap() }
         })
         .collect()
@@ -378,4 +382,55 @@ fn computing_expected_outputs_shows_a_progress_bar_on_a_terminal() {
     let drawn = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
     assert!(drawn.contains("/20 canonical solutions"), "{drawn}");
     assert!(!drawn.contains("WARN") && !drawn.contains("Traceback"), "{drawn}");
+}
+
+/// `problems/fetch-benchmark` takes the released files from a mirror (`PASSK_MIRROR`, a
+/// folder or a file:// URL) as from their authors' hosts, gzipped or not, checked
+/// against the digests it pins: a file that is not the release is refused.
+#[test]
+fn fetch_benchmark_takes_the_released_files_from_a_mirror_and_refuses_others() {
+    let (Some(humaneval), Some(mbpp), Some(sanitized)) =
+        (released(HUMANEVAL_PLUS), released(MBPP_PLUS), released("mbpp/sanitized-mbpp.json.gz"))
+    else {
+        return;
+    };
+    let mirror = tempfile::tempdir().unwrap();
+    std::fs::copy(&humaneval, mirror.path().join("HumanEvalPlus-v0.1.10.jsonl.gz")).unwrap();
+    std::fs::copy(&mbpp, mirror.path().join("MbppPlus-v0.2.0.jsonl.gz")).unwrap();
+    // MBPP's files are released unzipped; a gzipped copy on the mirror will do.
+    std::fs::copy(&sanitized, mirror.path().join("sanitized-mbpp.json.gz")).unwrap();
+    let fetch = |mirror: String, dest: &Path, names: &[&str]| {
+        finish(
+            Command::new(repo_root().join("problems/fetch-benchmark"))
+                .args(names)
+                .arg("--dir")
+                .arg(dest)
+                .env("PASSK_MIRROR", mirror),
+        )
+    };
+    for url in [format!("file://{}", mirror.path().display()), mirror.path().display().to_string()] {
+        let dest = tempfile::tempdir().unwrap();
+        let fetched = fetch(url, dest.path(), &["humaneval-plus", "mbpp-plus", "mbpp-sanitized"]);
+        assert_eq!(fetched.code, Some(0), "{}", fetched.stderr);
+        assert_eq!(fetched.stdout.lines().count(), 3, "{}", fetched.stdout);
+        assert_eq!(
+            std::fs::read(dest.path().join("HumanEvalPlus-v0.1.10.jsonl.gz")).unwrap(),
+            std::fs::read(&humaneval).unwrap()
+        );
+        assert_eq!(problems_of(&dest.path().join("MbppPlus-v0.2.0.jsonl.gz")).len(), 378);
+        let mut unzipped = Vec::new();
+        std::io::Read::read_to_end(
+            &mut flate2::read::GzDecoder::new(std::fs::File::open(&sanitized).unwrap()),
+            &mut unzipped,
+        )
+        .unwrap();
+        assert_eq!(std::fs::read(dest.path().join("sanitized-mbpp.json")).unwrap(), unzipped);
+    }
+    // A mirror's file that is not the release is refused, and nothing is left.
+    std::fs::copy(&mbpp, mirror.path().join("HumanEvalPlus-v0.1.10.jsonl.gz")).unwrap();
+    let dest = tempfile::tempdir().unwrap();
+    let refused = fetch(mirror.path().display().to_string(), dest.path(), &["humaneval-plus"]);
+    assert_eq!(refused.code, Some(1), "{}", refused.stderr);
+    assert!(refused.stderr.contains("not the pinned"), "{}", refused.stderr);
+    assert_eq!(std::fs::read_dir(dest.path()).unwrap().count(), 0);
 }
