@@ -8,8 +8,10 @@ answer with an object that claims to equal anything.
 Each call has its own time limit, watched here. A phase is one candidate process; the
 driver starts another for the next phase (EvalPlus runs base and plus inputs apart).
 To compute the expected outputs the judge runs the canonical solution the same way and
-records what it returns and how long each call took. The suite, expected outputs and
-all, comes to the judge from the harness, never through the driver (harness_link.py).
+records what it returns and how long each call took, each output sent to the harness on
+the judge's own line as it comes (an output may be megabytes, a phase's hundreds). The
+suite, expected outputs and all, comes to the judge from the harness, never through the
+driver (harness_link.py).
 """
 
 import base64
@@ -21,6 +23,9 @@ from . import evalplus, judge, wire
 
 # Arguments and answers shown in a failure's detail are cut to this many characters.
 SHOWN = 200
+# What an answer's frame holds before the value: the encoding of ("return", value) ends
+# with the value's.
+_RETURN_PREFIX = wire.encode(("return", None))[:-len(wire.encode(None))]
 
 
 class Phase:
@@ -45,6 +50,8 @@ class Phase:
         expected = spec.get("expected")
         if type(expected) is str and spec.get("expected_form") == "base64":
             self.expected = wire.decode(base64.b64decode(expected))
+        elif type(expected) is list and spec.get("expected_form") == "base64-each":
+            self.expected = [wire.decode(base64.b64decode(output)) for output in expected]
         elif type(expected) is str and spec.get("expected_form") == "json-texts":
             self.expected = [json.loads(text) for text in json.loads(expected)]
         elif type(expected) is str:
@@ -106,16 +113,14 @@ class _Tally:
         self.run = 0
         self.failure = None
         self.first_detail = ""
-        self.outputs = []
-        self.times = []
 
     def extra(self):
         extra = {"phase": self.phase.name, "passed": self.passed, "run": self.run, "total": len(self.phase.inputs)}
         if self.failure is not None:
             extra["failure"] = self.failure
         if self.phase.record:
-            extra["outputs"] = wire.encode(self.outputs)
-            extra["times"] = self.times
+            # How many outputs went to the harness, which waits for as many.
+            extra["recorded"] = self.passed
         return extra
 
     def where(self, index):
@@ -140,10 +145,11 @@ def _record(tally, status, detail, result):
     return judge.Record(status, detail, result, tally.extra())
 
 
-def judge_phase(phase, channel, seal):
+def judge_phase(phase, channel, seal, record=None):
     """Calls the candidate behind `channel` once per input; returns the Record of the
     phase (status GONE if the candidate hung up). What the first failure expected goes to
-    `seal(shown, suffix)`, never into the record."""
+    `seal(shown, suffix)`, never into the record; when the phase records, each output
+    goes to `record(input, encoded, seconds)` as it comes."""
     tally = _Tally(phase, seal)
     try:
         first = channel.receive()
@@ -212,8 +218,13 @@ def judge_phase(phase, channel, seal):
             return _record(tally, *judge.unreadable("not an answer").fields()[:3])
         got = answer[1]
         if phase.record:
-            tally.outputs.append(got)
-            tally.times.append(elapsed)
+            # The answer's own bytes, without decoding it again: an answer's frame is the
+            # encoding of ("return", value), whose value's bytes come last.
+            # (The frame may come as bytes or a memoryview.)
+            if bytes(raw[:len(_RETURN_PREFIX)]) == _RETURN_PREFIX:
+                record(index, bytes(raw[len(_RETURN_PREFIX):]), elapsed)
+            else:
+                record(index, wire.encode(got), elapsed)
             tally.passed += 1
             continue
         if comparison.matches(arguments, got, phase.expected[index]):

@@ -1,7 +1,8 @@
 """How EvalPlus (HumanEval+ and MBPP+) decides that an answer is right, for the judge.
 
-An answer is compared with the canonical solution's output for the same input: exact
-equality first; then, for a float or a list or tuple of floats, closeness within the
+An answer is compared with the canonical solution's output for the same input, numpy
+values as EvalPlus compares them (numpy.float64 is a float; an array compared with `==`
+decides only if it has one element): exact equality first; then, for a float or a list or tuple of floats, closeness within the
 problem's `atol` (1e-6 when it gives none), with numpy's default relative tolerance;
 and for a few problems, an oracle of their own, because plain equality would fail
 right answers (any root of the polynomial is right for `find_zero`).
@@ -13,6 +14,7 @@ Where passk deliberately differs from EvalPlus (see the README), it says so belo
 """
 
 import math
+import sys
 
 RELATIVE_TOLERANCE = 1e-07
 FLOAT_TOLERANCE = 1e-6
@@ -69,10 +71,23 @@ def views(oracle_name):
     return None, None
 
 
+def _numpy():
+    """numpy, if a numpy value reached the judge (wire.decode imports it then), else None:
+    the judge never imports it for plain data."""
+    return sys.modules.get("numpy")
+
+
 def is_floats(value):
-    if type(value) is float:
+    """EvalPlus's test for a float answer: a float (numpy.float64 is one), a non-empty
+    list or tuple of them, or a numpy array of float64 or float32."""
+    if isinstance(value, float):
         return True
-    return type(value) in (list, tuple) and len(value) > 0 and all(type(item) is float for item in value)
+    if isinstance(value, (list, tuple)) and value:
+        return all(isinstance(item, float) for item in value)
+    numpy = _numpy()
+    if numpy is not None and isinstance(value, numpy.ndarray):
+        return value.dtype in (numpy.float64, numpy.float32)
+    return False
 
 
 class Comparison:
@@ -117,10 +132,15 @@ class Comparison:
 
 
 def _grid(value):
-    """The shape and the numbers of a number or a rectangular nest of lists and tuples.
-    (numpy would also broadcast unequal shapes; passk requires equal ones.)"""
+    """The shape and the numbers of a number or a rectangular nest of lists, tuples and
+    numpy arrays. (numpy would also broadcast unequal shapes; passk requires equal ones.)"""
     if type(value) in (int, float, bool, complex):
         return (), [value]
+    numpy = _numpy()
+    if numpy is not None and isinstance(value, (numpy.number, numpy.bool_)):
+        return (), [value.item()]
+    if numpy is not None and isinstance(value, numpy.ndarray):
+        return _grid(value.tolist())
     if type(value) not in (list, tuple):
         raise TypeError(f"not a number: {type(value).__name__}")
     shapes, numbers = set(), []

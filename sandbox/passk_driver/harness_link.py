@@ -4,8 +4,9 @@ Every candidate is forked from the driver, so whatever the driver ever held may 
 found in a candidate's memory, freed or not. So a suite's expected outputs never pass
 through the driver: the harness sends each suite to the judge on this line, and what of
 a verdict tells an expected output (the `expected` of a failure) goes back on it
-sealed, for the harness to put into the verdict. The driver keeps the line open without
-reading it, to hand it to each judge it starts.
+sealed, for the harness to put into the verdict; so do the outputs a canonical solution
+gives while its expected outputs are recorded, in frames of about a megabyte each. The
+driver keeps the line open without reading it, to hand it to each judge it starts.
 
 Each frame is one JSON object between a record separator (0x1E) and a newline. JSON
 text holds neither raw, so a judge started after another was killed while reading can
@@ -19,6 +20,7 @@ judge reads the frames its predecessor left, so it holds at least what the harne
 believes it does.
 """
 
+import base64
 import json
 import os
 
@@ -27,6 +29,8 @@ from .kept import Kept
 
 MARK = b"\x1e"
 READ_CHUNK = 1 << 20
+# Bytes of recorded outputs sent together.
+RECORD_BATCH = 1 << 20
 # As many as the harness believes a judge holds (SUITES_KEPT in driver.rs).
 SUITES_KEPT = 8
 
@@ -81,6 +85,9 @@ class HarnessLink:
         # The last sample whose frame was read.
         self.seq = -1
         self.suites = Kept(SUITES_KEPT)
+        # The recorded outputs not yet sent (see record).
+        self.recorded = None
+        self.recorded_bytes = 0
 
     def suite(self, seq, suite_id):
         """The HeldSuite of sample `seq`, reading the frames up to its own."""
@@ -99,27 +106,63 @@ class HarnessLink:
     def seal(self, seq, run, expected, suffix):
         """Sends the harness what of run `run`'s failure tells its expected output:
         `expected` for the failure's record, `suffix` for the verdict's detail."""
-        data = MARK + json.dumps({"seq": seq, "run": run, "expected": expected, "suffix": suffix}).encode() + b"\n"
+        self._send({"seq": seq, "run": run, "expected": expected, "suffix": suffix})
+
+    def record(self, seq, run, index, output, seconds):
+        """Has the harness told what the canonical solution returned for input `index` of
+        run `run` (the wire encoding `output`) and how long the call took. Outputs go in
+        frames of about RECORD_BATCH bytes, sent as they fill, so that none waits for the
+        phase to end or is held with all the others; `flush_recorded` sends the last."""
+        if self.recorded is not None and (self.recorded["seq"], self.recorded["run"]) != (seq, run):
+            self.flush_recorded()
+        if self.recorded is None:
+            self.recorded = {"seq": seq, "run": run, "first": index, "outputs": [], "seconds": []}
+            self.recorded_bytes = 0
+        self.recorded["outputs"].append(base64.b64encode(output).decode())
+        self.recorded["seconds"].append(seconds)
+        self.recorded_bytes += len(output)
+        if self.recorded_bytes >= RECORD_BATCH:
+            self.flush_recorded()
+
+    def flush_recorded(self):
+        if self.recorded is not None:
+            self._send(self.recorded)
+            self.recorded = None
+
+    def _send(self, frame):
+        data = MARK + json.dumps(frame).encode() + b"\n"
         view = memoryview(data)
         while view:
             view = view[os.write(self.fd, view):]
 
     def _frame(self):
         while True:
-            end = self.buffer.find(b"\n")
-            if end >= 0:
-                line, self.buffer = self.buffer[:end], self.buffer[end + 1:]
-                start = line.rfind(MARK)
-                if start < 0:
-                    continue
-                try:
-                    frame = json.loads(line[start + 1:])
-                except ValueError:
-                    continue
-                if type(frame) is dict and type(frame.get("seq")) is int and type(frame.get("id")) is str:
-                    return frame
+            line = self._line()
+            start = line.rfind(MARK)
+            if start < 0:
                 continue
+            try:
+                frame = json.loads(line[start + 1:])
+            except ValueError:
+                continue
+            if type(frame) is dict and type(frame.get("seq")) is int and type(frame.get("id")) is str:
+                return frame
+
+    def _line(self):
+        """The next line, without its newline. A suite's frame may be hundreds of
+        megabytes: its chunks are joined once, and each searched for the end once."""
+        end = self.buffer.find(b"\n")
+        if end >= 0:
+            line, self.buffer = self.buffer[:end], self.buffer[end + 1:]
+            return line
+        chunks = [self.buffer]
+        while True:
             data = os.read(self.fd, READ_CHUNK)
             if not data:
                 raise Lost("the harness closed the judge's line")
-            self.buffer += data
+            end = data.find(b"\n")
+            if end >= 0:
+                chunks.append(data[:end])
+                self.buffer = data[end + 1:]
+                return b"".join(chunks)
+            chunks.append(data)

@@ -95,6 +95,8 @@ def serve(control_fd, link_fd, privileged, ipc_namespace_per_sample, sample_grou
 def _judge(link, problem, fds, budget):
     if problem[0] == "compare":
         return _compare(link, problem)
+    if problem[0] == "prepare":
+        return _prepare(link, problem)
     channel = wire.Channel(*fds, budget=budget)
     if problem[0] == "calls":
         return _judge_calls(link, problem, channel)
@@ -126,7 +128,24 @@ def _judge_calls(link, problem, channel):
         return _lost(error)
     if isinstance(phase, judge.Record):
         return phase
-    return calls.judge_phase(phase, channel, lambda expected, suffix: link.seal(seq, index, expected, suffix))
+    try:
+        return calls.judge_phase(phase, channel, lambda expected, suffix: link.seal(seq, index, expected, suffix),
+                                 lambda at, output, seconds: link.record(seq, index, at, output, seconds))
+    finally:
+        # Before the record goes to the driver: the harness waits for every output.
+        link.flush_recorded()
+
+
+def _prepare(link, problem):
+    """Reads and parses a phase of calls before its candidate starts, so that the time a
+    large suite takes to load (hundreds of megabytes of expected outputs) is not counted
+    against the candidate's limit. Whatever fails here is reported when it is judged."""
+    _, seq, suite_id, index = problem
+    try:
+        link.suite(seq, suite_id).phase(index)
+    except Lost:
+        pass
+    return judge.Record("passed", "", "")
 
 
 def _compare(link, problem):
@@ -187,7 +206,16 @@ class JudgeProcess:
         sent = socket.send_fds(self.control, [data], list(channel_ends))
         self.control.sendall(data[sent:])
 
-    def compare(self, context, request, problem, deadline):
+    def prepare(self, context, request, problem, deadline):
+        """Has the judge load phase `problem` of calls before its candidate is forked (see
+        _prepare). A judge lost doing so is replaced, and the phase then loads within
+        the candidate's time."""
+        try:
+            self.compare(context, request, ("prepare", *problem[1:]), deadline, "loading the problem's data")
+        except JudgeLost:
+            pass
+
+    def compare(self, context, request, problem, deadline, doing="comparing the output"):
         """The judge's Record of one output (see _compare); JudgeLost if the judge
         ended, or was still comparing at `deadline` and was stopped."""
         self.ensure(context, request)
@@ -201,15 +229,15 @@ class JudgeProcess:
             ready = poller.poll(max(remaining, 0) * 1000) if remaining > 0 else []
             if not ready:
                 self.stop()
-                raise JudgeLost("the judge was still comparing the output at its deadline")
+                raise JudgeLost(f"the judge was still {doing} at its deadline")
             for fd, _ in ready:
                 if fd == self.pidfd:
                     self.ended()
-                    raise JudgeLost("the judge ended while comparing the output")
+                    raise JudgeLost(f"the judge ended while {doing}")
                 data = self.control.recv(1 << 16)
                 if not data:
                     self.stop()
-                    raise JudgeLost("the judge hung up while comparing the output")
+                    raise JudgeLost(f"the judge hung up while {doing}")
                 reader.feed(data)
         return reader.fields
 

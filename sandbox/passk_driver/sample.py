@@ -13,7 +13,6 @@ In in-process mode a sample is one process that runs candidate and tests togethe
 proves its tests returned with a token-carrying record (see candidate.py).
 """
 
-import base64
 import gc
 import os
 import select
@@ -27,6 +26,9 @@ READ_CHUNK = 65536
 RECORD_CAP = 1 << 20
 # How long the judge may take to compare one output (a checker has its own limit).
 COMPARE_LIMIT = stdio.CHECKER_TIMEOUT + 30
+# How long the judge may take to load a phase of calls, before its candidate starts (a
+# suite may hold hundreds of megabytes of expected outputs).
+PREPARE_LIMIT = 120
 # Signals that the kernel sends when a limit is exceeded.
 LIMIT_SIGNALS = {signal.SIGXCPU: "CPU time limit", signal.SIGXFSZ: "file size limit"}
 # What a record that a candidate's own process writes (in-process mode) may say: that
@@ -594,6 +596,7 @@ def _run_calls(request, context, cap):
     verdict = None
     for index, phase in enumerate(suite["phases"]):
         problem = ("calls", seq, suite_id, index)
+        context.judge.prepare(context, request, problem, time.monotonic() + PREPARE_LIMIT)
 
         def start(scratch):
             return _start_judged(request, context, scratch, cap, problem, suite["entry_point"])
@@ -631,10 +634,8 @@ def _combined(executions):
 
 
 def _plain_phase(extra):
-    """A phase's counts as JSON: recorded outputs go as base64."""
+    """A phase's counts as JSON."""
     phase = dict(extra)
-    if "outputs" in phase:
-        phase["outputs"] = base64.b64encode(phase["outputs"]).decode()
     if "failure" in phase:
         phase["failure"] = _capped(phase["failure"])
     return phase

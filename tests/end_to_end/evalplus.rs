@@ -93,3 +93,17 @@ fn humaneval_plus_and_mbpp_plus_verdicts_agree_with_evalplus() {
     let base_only = ours.iter().filter(|result| result["base_passed"] == true && result["passed"] == false).count();
     assert!(passed >= 8 && base_only >= 2, "passed {passed}, base only {base_only}");
 }
+
+/// EvalPlus's comparison rules for numpy answers (`tests/interpreter/test_evalplus_compare.py`),
+/// run under the system's python3, which has numpy (CI installs Debian's).
+#[test]
+fn evalplus_comparisons_of_numpy_answers_pass_their_unit_tests() {
+    let output = Command::new("/usr/bin/python3")
+        .args(["-m", "unittest", "-v"])
+        .arg(repo_root().join("tests/interpreter/test_evalplus_compare.py"))
+        .output()
+        .expect("python3 runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("Ran 8 tests") && !stderr.contains("skipped"), "{stderr}");
+}

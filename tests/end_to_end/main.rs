@@ -9,6 +9,7 @@ mod concurrency;
 mod container;
 mod degraded;
 mod evalplus;
+mod evalplus_released;
 mod formats;
 mod hostile;
 mod hostile_memory;

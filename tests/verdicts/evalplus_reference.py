@@ -1,6 +1,7 @@
 """EvalPlus's own verdicts on a samples file, for comparison with passk's.
 
     python3 evalplus_reference.py EVALPLUS_WHEEL PROBLEMS SAMPLES OUT [--workers N]
+        [--min-time-limit SECONDS] [--time-limit-factor FACTOR]
 
 EVALPLUS_WHEEL is the evalplus 0.3.1 wheel from PyPI, imported as it is (it is pure
 Python); its checks need numpy and psutil. PROBLEMS is a HumanEval+ or MBPP+ file.
@@ -64,19 +65,26 @@ def groundtruth(problem):
 
 
 def check(job):
-    dataset, problem, solution, oracle = job
+    dataset, problem, solution, oracle, limits = job
     statuses = {}
     for phase in ("base", "plus"):
         statuses[f"{phase}_status"], _ = untrusted_check(
             dataset, solution, problem[f"{phase}_input"], problem["entry_point"], expected=oracle[phase],
-            atol=problem["atol"], ref_time=oracle[f"{phase}_time"], fast_check=True,
+            atol=problem["atol"], ref_time=oracle[f"{phase}_time"], fast_check=True, **limits,
         )
     return statuses
 
 
+def option(name, default, kind):
+    return kind(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
+
+
 def main():
     problems_path, samples_path, out_path = sys.argv[2:5]
-    workers = int(sys.argv[sys.argv.index("--workers") + 1]) if "--workers" in sys.argv else 2
+    workers = option("--workers", 2, int)
+    # EvalPlus's own defaults unless given, as passk's --min-time-limit and --time-limit-factor.
+    limits = {"min_time_limit": option("--min-time-limit", 1.0, float),
+              "gt_time_limit_factor": option("--time-limit-factor", 4.0, float)}
     problems = load_problems(problems_path)
     oracles = {task_id: groundtruth(problem) for task_id, problem in problems.items()}
     jobs = []
@@ -87,7 +95,7 @@ def main():
             # As evalplus.data.load_solutions: a completion continues the prompt.
             solution = sample["solution"] if "solution" in sample else problem["prompt"] + sample["completion"]
             dataset = "mbpp" if sample["task_id"].startswith("Mbpp/") else "humaneval"
-            jobs.append((dataset, problem, solution, oracles[sample["task_id"]]))
+            jobs.append((dataset, problem, solution, oracles[sample["task_id"]], limits))
     with ProcessPoolExecutor(max_workers=workers) as pool:
         verdicts = list(pool.map(check, jobs))
     with open(out_path, "w") as out:

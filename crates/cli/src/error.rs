@@ -60,13 +60,8 @@ pub enum CommandError {
     IncompleteResults { errors: u64 },
     #[error("{failing} canonical solutions fail")]
     InvalidProblems { failing: usize },
-    #[error(
-        "{} cannot be judged out of process: {}; their tests pass the candidate something that is not plain \
-         data (see the `unjudgeable` lines of the results); judge them with --verdicts in-process",
-        crate::report::plural(.problems.len(), "problem"),
-        .problems.join(", ")
-    )]
-    Unjudgeable { problems: Vec<String> },
+    #[error("{} cannot be judged: {}; {}", crate::report::plural(.problems.len(), "problem"), .problems.join(", "), .why.hint())]
+    Unjudgeable { problems: Vec<String>, why: UnjudgeableBecause },
     #[error("{message}")]
     Calc { message: String },
     #[error("{message}")]
@@ -121,6 +116,42 @@ impl CommandError {
             }
             CommandError::InvalidProblems { .. } | CommandError::Unjudgeable { .. } => EXIT_INVALID_PROBLEMS,
             _ => EXIT_RUN_FAILED,
+        }
+    }
+}
+
+/// Why a problem set's problems may be unjudgeable, which says what to do about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnjudgeableBecause {
+    /// Test code that may pass the candidate what is not plain data, which in-process
+    /// mode runs as it is.
+    TestCode,
+    /// Inputs whose expected outputs come from the canonical solution (HumanEval+,
+    /// MBPP+), which gave none here.
+    ExpectedOutputs,
+    /// Not known here (results scored without their problems).
+    Unknown,
+}
+
+impl UnjudgeableBecause {
+    pub fn of(format: crate::problems::Format) -> UnjudgeableBecause {
+        match format {
+            crate::problems::Format::Evalplus => UnjudgeableBecause::ExpectedOutputs,
+            _ => UnjudgeableBecause::TestCode,
+        }
+    }
+
+    fn hint(self) -> &'static str {
+        match self {
+            UnjudgeableBecause::TestCode => {
+                "their tests pass the candidate something that is not plain data (see the `unjudgeable` lines of \
+                 the results); judge them with --verdicts in-process"
+            }
+            UnjudgeableBecause::ExpectedOutputs => {
+                "their canonical solutions gave no expected outputs here (see the `unjudgeable` lines of the \
+                 results); failed expected outputs are not cached, so the same command tries them again"
+            }
+            UnjudgeableBecause::Unknown => "the `unjudgeable` lines of the results say why",
         }
     }
 }

@@ -360,6 +360,7 @@ impl Driver {
         }
         let mut verdict = response.verdict;
         self.judge.unseal(seq, &mut verdict).await;
+        self.judge.collect_recorded(seq, &mut verdict).await;
         Ok(verdict)
     }
 

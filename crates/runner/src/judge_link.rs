@@ -7,6 +7,10 @@
 //! limits (`Suite::driver_part`); what of a verdict tells an expected output comes back
 //! on this line too, sealed, and is put into the verdict here (`unseal`).
 //!
+//! While a canonical solution's outputs are recorded, the judge sends them on this line
+//! too, as they come, in frames of about a megabyte: never the whole phase in one record,
+//! since a phase's outputs may be hundreds of megabytes (`collect_recorded`).
+//!
 //! Frames are JSON objects between a record separator (0x1E) and a newline, neither of
 //! which JSON text holds raw, so a reader that starts inside a frame another left
 //! half-read skips to the next one (see `sandbox/passk_driver/harness_link.py`).
@@ -39,6 +43,25 @@ struct Sealed {
     suffix: String,
 }
 
+/// What the canonical solution returned for consecutive inputs, from `first` on, while
+/// its outputs are recorded.
+#[derive(Debug, Deserialize)]
+struct Recorded {
+    seq: u64,
+    run: u64,
+    first: u64,
+    outputs: Vec<String>,
+    seconds: Vec<f64>,
+}
+
+/// A frame from the judge.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum FromJudge {
+    Sealed(Sealed),
+    Recorded(Recorded),
+}
+
 #[derive(Serialize)]
 struct Frame<'a> {
     seq: u64,
@@ -53,6 +76,9 @@ pub(crate) struct JudgeLink {
     sealed: mpsc::UnboundedReceiver<Sealed>,
     /// The first sealed part read that was not yet asked for.
     waiting: Option<Sealed>,
+    recorded: mpsc::UnboundedReceiver<Recorded>,
+    /// The first recorded output read that belongs to a later sample.
+    recorded_waiting: Option<Recorded>,
     /// The suites the slot's judge holds, as its own list (harness_link.py).
     held: KeptSuites,
 }
@@ -75,6 +101,7 @@ impl JudgeLink {
             }
         });
         let (sealed_tx, sealed) = mpsc::unbounded_channel();
+        let (recorded_tx, recorded) = mpsc::unbounded_channel();
         tokio::spawn(async move {
             let mut reader = BufReader::new(reader);
             let mut line = Vec::new();
@@ -86,17 +113,22 @@ impl JudgeLink {
                 }
                 // Only what follows a line's last mark is whole.
                 let Some(start) = line.iter().rposition(|&byte| byte == MARK) else { continue };
-                match serde_json::from_slice::<Sealed>(&line[start + 1..]) {
-                    Ok(part) => {
-                        if sealed_tx.send(part).is_err() {
-                            break;
-                        }
+                let sent = match serde_json::from_slice::<FromJudge>(&line[start + 1..]) {
+                    Ok(FromJudge::Sealed(part)) => sealed_tx.send(part).is_ok(),
+                    Ok(FromJudge::Recorded(output)) => recorded_tx.send(output).is_ok(),
+                    Err(error) => {
+                        tracing::warn!("unreadable frame from a judge: {error}");
+                        true
                     }
-                    Err(error) => tracing::warn!("unreadable sealed part from a judge: {error}"),
+                };
+                if !sent {
+                    break;
                 }
             }
         });
-        Ok((JudgeLink { frames, sealed, waiting: None, held: KeptSuites::default() }, OwnedFd::from(theirs)))
+        let link =
+            JudgeLink { frames, sealed, waiting: None, recorded, recorded_waiting: None, held: KeptSuites::default() };
+        Ok((link, OwnedFd::from(theirs)))
     }
 
     /// Sends sample `seq`'s suite to the judge, whole unless the judge holds it.
@@ -135,6 +167,53 @@ impl JudgeLink {
         }
         failure.insert("expected".into(), part.expected.into());
         verdict.detail.push_str(&part.suffix);
+    }
+
+    /// Gives each phase of sample `seq` that recorded outputs the outputs and times the
+    /// judge sent for it. The judge sends them before its record, so they are all due;
+    /// a phase missing any (its judge killed while sending) gets none.
+    pub(crate) async fn collect_recorded(&mut self, seq: u64, verdict: &mut Verdict) {
+        for (index, phase) in verdict.phases.iter_mut().enumerate() {
+            let Some(count) = phase.recorded else { continue };
+            let mut outputs = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
+            let mut times = Vec::with_capacity(outputs.capacity());
+            while (outputs.len() as u64) < count {
+                let Some(batch) = self.next_recorded(seq, index as u64).await else { break };
+                if batch.first != outputs.len() as u64 || batch.outputs.len() != batch.seconds.len() {
+                    break;
+                }
+                outputs.extend(batch.outputs);
+                times.extend(batch.seconds);
+            }
+            if outputs.len() as u64 == count {
+                phase.outputs = Some(outputs);
+                phase.times = Some(times);
+            }
+        }
+    }
+
+    /// The next recorded output of run `run` of sample `seq`, skipping older ones.
+    async fn next_recorded(&mut self, seq: u64, run: u64) -> Option<Recorded> {
+        loop {
+            let output = match self.recorded_waiting.take() {
+                Some(output) => output,
+                None => match tokio::time::timeout(SEALED_WAIT, self.recorded.recv()).await {
+                    Ok(Some(output)) => output,
+                    Ok(None) | Err(_) => {
+                        tracing::warn!(seq, run, "a recorded output never came from the judge");
+                        return None;
+                    }
+                },
+            };
+            match (output.seq, output.run).cmp(&(seq, run)) {
+                std::cmp::Ordering::Less => continue,
+                std::cmp::Ordering::Equal => return Some(output),
+                std::cmp::Ordering::Greater => {
+                    self.recorded_waiting = Some(output);
+                    return None;
+                }
+            }
+        }
     }
 
     /// The sealed part of run `run` of sample `seq`, skipping older ones.

@@ -100,11 +100,15 @@ pub struct Phase {
     /// The first input that failed: which, its arguments, what came back, what was due.
     #[serde(default)]
     pub failure: Option<serde_json::Value>,
-    /// What the canonical solution returned, when it is recorded: the judge's encoding of
-    /// the list of outputs, in base64, and each call's seconds.
+    /// When the phase records what the canonical solution returns: how many outputs the
+    /// judge sent the harness, one frame each (see `judge_link`).
     #[serde(default)]
-    pub outputs: Option<String>,
-    #[serde(default)]
+    pub recorded: Option<u64>,
+    /// Those outputs, each the judge's encoding of one input's output in base64, and
+    /// each call's seconds, in input order; None if any of them never came.
+    #[serde(skip)]
+    pub outputs: Option<Vec<String>>,
+    #[serde(skip)]
     pub times: Option<Vec<f64>>,
 }
 

@@ -486,7 +486,10 @@ impl Concluded {
             CompleteRun { verdict_settings, results_sha256, settings, run, footer, subset }.save(&options.results)?;
         }
         match stopped {
-            None if !unjudgeable.is_empty() => Err(CommandError::Unjudgeable { problems: unjudgeable }),
+            None if !unjudgeable.is_empty() => Err(CommandError::Unjudgeable {
+                problems: unjudgeable,
+                why: crate::error::UnjudgeableBecause::of(prepared.problems.format),
+            }),
             None => {
                 say!("results: {} ({:.1} s)", options.results.display(), clock.elapsed().as_secs_f64());
                 Ok(())

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use crate::document::ReportPath;
-use crate::error::CommandError;
+use crate::error::{CommandError, UnjudgeableBecause};
 use crate::output::write_atomically;
 use crate::report::{Report, Subset, Tally};
 use crate::resume;
@@ -101,7 +101,8 @@ impl CompleteRun {
         if unjudgeable.is_empty() {
             Ok(())
         } else {
-            Err(CommandError::Unjudgeable { problems: unjudgeable })
+            let why = options.set.format.map_or(UnjudgeableBecause::Unknown, UnjudgeableBecause::of);
+            Err(CommandError::Unjudgeable { problems: unjudgeable, why })
         }
     }
 }

@@ -21,6 +21,8 @@ pub const MIN_TIME_LIMIT: f64 = 1.0;
 pub const TIME_LIMIT_FACTOR: f64 = 4.0;
 /// EvalPlus bounds the time a phase may take at 60 s, plus one.
 const PHASE_CEILING: f64 = 60.0;
+/// Bytes of expected outputs (in base64) a judge loads in a second, at the least.
+const LOADED_PER_SECOND: f64 = 10e6;
 
 /// A problem's inputs, as the file gives them.
 #[derive(Debug)]
@@ -89,6 +91,11 @@ pub fn read(mut reader: JsonlReader) -> Result<Vec<(usize, Problem)>, InputError
         };
         let inputs = |field: &'static str| -> Result<Inputs, InputError> {
             let text = get(field)?;
+            // MbppPlus v0.2.0 gives Mbpp/793 `{}` for its plus inputs, which EvalPlus
+            // iterates as none.
+            if raw::fields(text).is_ok_and(|fields| fields.is_empty()) {
+                return Ok(Inputs { text: "[]".to_owned(), count: 0 });
+            }
             let count = raw::array_len(text).ok_or_else(|| InputError::WrongType {
                 path: source.clone(),
                 line,
@@ -165,8 +172,8 @@ const RECORDING_LIMIT: Duration = Duration::from_secs(120);
 /// What the canonical solution returned for one phase.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Recorded {
-    /// The judge's encoding of the list of outputs, in base64.
-    pub outputs: String,
+    /// The judge's encoding of each input's output, in base64.
+    pub outputs: Vec<String>,
     pub times: Vec<f64>,
 }
 
@@ -185,7 +192,9 @@ pub fn judging_suite(inputs: &EvalPlusInputs, recorded: &[Recorded], options: &S
                 .map(|time| options.min_time_limit.max(options.time_limit_factor * time))
                 .collect();
             let timeout = limits.iter().sum::<f64>().min(PHASE_CEILING) + 1.0;
-            budget += timeout;
+            // The judge loads the phase's expected outputs before the candidate starts.
+            let bytes: usize = recorded.outputs.iter().map(String::len).sum();
+            budget += timeout + bytes as f64 / LOADED_PER_SECOND;
             let rule = format!(
                 ", its limit (the larger of {} s and {} x the canonical solution's time)",
                 options.min_time_limit, options.time_limit_factor
@@ -195,7 +204,7 @@ pub fn judging_suite(inputs: &EvalPlusInputs, recorded: &[Recorded], options: &S
                 "inputs": phase.text,
                 "count": phase.count,
                 "expected": recorded.outputs,
-                "expected_form": "base64",
+                "expected_form": "base64-each",
                 "limits": limits,
                 "limit_rule": rule,
                 "timeout": timeout,

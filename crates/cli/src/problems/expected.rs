@@ -2,31 +2,37 @@
 //! input, and how long each call took, which sets the input's time limit.
 //!
 //! They are computed here, by running the canonical solutions in the sandbox through the
-//! judge exactly as candidates are run, and kept in a cache named by the problem file's
-//! SHA-256 and the interpreter's version, so a file is measured once per machine.
+//! judge exactly as candidates are run, and cached in a folder named by the problem
+//! file's SHA-256 and the interpreter's version, so a file is measured once per machine.
+//! Each problem's outputs are written to the folder as soon as they are known, so an
+//! interrupted run keeps what it computed; a problem whose canonical solution gave no
+//! outputs is never written, and the next run tries it again.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use passk_runner::{CancellationToken, Candidate, PoolOptions, ProblemCode, Program, Status, Tests};
+use indicatif::{ProgressBar, ProgressStyle};
+use passk_runner::{
+    CancellationToken, Candidate, Job, Pool, PoolOptions, ProblemCode, Program, Status, Tests, Verdict,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use tokio::sync::mpsc;
 
 use super::evalplus::{judging_suite, recording_suite, Recorded};
-use super::{ProblemSet, SetOptions};
+use super::{Problem, ProblemSet, SetOptions};
 use crate::error::CommandError;
 use crate::report::plural;
 use crate::say::say;
 
-/// What the cache file holds.
+/// One problem's file in the cache folder.
 #[derive(Debug, Serialize, Deserialize)]
-struct Cache {
-    problems_sha256: String,
-    python: String,
-    /// Per task id: each phase's outputs and times; or why the canonical solution could
-    /// not give them.
-    problems: BTreeMap<String, Result<Vec<Recorded>, String>>,
+struct Entry {
+    task_id: String,
+    /// Each phase's outputs and times, base inputs first.
+    phases: Vec<Recorded>,
 }
 
 /// Where expected outputs are cached by default: `$XDG_CACHE_HOME/passk`, or
@@ -39,9 +45,46 @@ pub fn default_cache_dir() -> PathBuf {
     home.join("passk")
 }
 
+/// The cache folder of one problem file under one interpreter: a file per problem,
+/// named by the SHA-256 of its task id.
+struct Store {
+    folder: PathBuf,
+}
+
+impl Store {
+    fn new(cache_dir: &Path, problems_sha256: &str, python: &str) -> Store {
+        Store { folder: cache_dir.join(format!("expected-{problems_sha256}-python{python}")) }
+    }
+
+    fn path(&self, task_id: &str) -> PathBuf {
+        use sha2::Digest;
+        self.folder.join(format!("{:x}.json", sha2::Sha256::digest(task_id.as_bytes())))
+    }
+
+    /// The problem's outputs, if a whole, readable file holds them.
+    fn read(&self, task_id: &str) -> Option<Vec<Recorded>> {
+        let text = std::fs::read(self.path(task_id)).ok()?;
+        let entry: Entry = serde_json::from_slice(&text).ok()?;
+        (entry.task_id == task_id).then_some(entry.phases)
+    }
+
+    /// Writes the problem's outputs whole or not at all: a file cut short by a crash is
+    /// unreadable, and so computed again.
+    fn write(&self, task_id: &str, phases: &[Recorded]) -> Result<(), CommandError> {
+        let path = self.path(task_id);
+        let write_error = |source| CommandError::Write { path: path.display().to_string(), source };
+        std::fs::create_dir_all(&self.folder).map_err(write_error)?;
+        let entry = json!({"task_id": task_id, "phases": phases});
+        let text = serde_json::to_vec(&entry).map_err(|error| write_error(error.into()))?;
+        let partial = path.with_extension("json.partial");
+        std::fs::write(&partial, text).map_err(write_error)?;
+        std::fs::rename(&partial, &path).map_err(write_error)
+    }
+}
+
 /// Gives every EvalPlus problem of `problems` its judging tests, from the cache or by
 /// running the canonical solutions now. A problem whose canonical solution fails is
-/// judged `unjudgeable`, with a warning.
+/// judged `unjudgeable`, with a warning, and tried again on the next run.
 pub async fn attach(
     problems: &mut ProblemSet,
     options: &SetOptions,
@@ -52,37 +95,40 @@ pub async fn attach(
     if problems.problems.iter().all(|problem| problem.evalplus.is_none()) {
         return Ok(());
     }
-    let python = pool.interpreter.version.clone();
-    let path = cache_dir.join(format!("expected-{}-python{python}.json", problems.sha256));
-    let cache = match read(&path, &problems.sha256, &python) {
-        Some(cache) => {
-            tracing::info!(path = %path.display(), "expected outputs from the cache");
-            cache
+    let store = Store::new(cache_dir, &problems.sha256, &pool.interpreter.version);
+    let mut recorded: HashMap<String, Vec<Recorded>> = HashMap::new();
+    let mut missing = Vec::new();
+    for (index, problem) in problems.problems.iter().enumerate() {
+        if problem.evalplus.is_none() {
+            continue;
         }
-        None => {
-            say!(
-                "computing expected outputs: running the canonical solutions of {} on every input (cached in {})",
-                plural(problems.problems.len(), "problem"),
-                path.display()
-            );
-            let cache = compute(problems, options, pool, interrupt).await?;
-            let write_error = |source| CommandError::Write { path: path.display().to_string(), source };
-            std::fs::create_dir_all(cache_dir).map_err(write_error)?;
-            let text = serde_json::to_vec(&cache).map_err(|error| write_error(error.into()))?;
-            crate::output::write_atomically(&path, &text).map_err(write_error)?;
-            cache
+        match store.read(&problem.task_id) {
+            Some(phases) => {
+                recorded.insert(problem.task_id.clone(), phases);
+            }
+            None => missing.push(index),
         }
-    };
+    }
+    let mut failed = BTreeMap::new();
+    if missing.is_empty() {
+        tracing::info!(folder = %store.folder.display(), "expected outputs from the cache");
+    } else {
+        let cached = recorded.len();
+        say!(
+            "computing expected outputs: running the canonical solutions of {} on every input{} (cached in {})",
+            plural(missing.len(), "problem"),
+            if cached > 0 { format!(", {cached} being cached already") } else { String::new() },
+            store.folder.display()
+        );
+        failed = compute(problems, &missing, options, pool, &store, &mut recorded, interrupt).await?;
+    }
     let mut failing = Vec::new();
     for problem in &mut problems.problems {
         let Some(inputs) = &problem.evalplus else { continue };
-        let suite = match cache.problems.get(&problem.task_id) {
-            Some(Ok(recorded)) => judging_suite(inputs, recorded, options),
-            other => {
-                let why = match other {
-                    Some(Err(why)) => why.clone(),
-                    _ => "no expected outputs were recorded".to_owned(),
-                };
+        let suite = match recorded.get(&problem.task_id) {
+            Some(phases) => judging_suite(inputs, phases, options),
+            None => {
+                let why = failed.remove(&problem.task_id).unwrap_or_else(|| "it has no canonical solution".to_owned());
                 failing.push(format!("{} ({why})", problem.task_id));
                 let data = json!({"unjudgeable": format!("the canonical solution gives no expected outputs: {why}"), "phases": []});
                 passk_runner::Suite::new(data, 1, None)
@@ -97,7 +143,7 @@ pub async fn attach(
     }
     if !failing.is_empty() {
         say!(
-            "warning: {} cannot be judged, for want of expected outputs: {}",
+            "warning: {} cannot be judged, for want of expected outputs (not cached: the next run tries again): {}",
             plural(failing.len(), "problem"),
             crate::report::first_few(&failing, 5)
         );
@@ -105,49 +151,94 @@ pub async fn attach(
     Ok(())
 }
 
-fn read(path: &Path, sha256: &str, python: &str) -> Option<Cache> {
-    let text = std::fs::read(path).ok()?;
-    let cache: Cache = serde_json::from_slice(&text).ok()?;
-    (cache.problems_sha256 == sha256 && cache.python == python).then_some(cache)
+/// The outputs of a canonical solution's run, or why it gave none.
+fn outputs_of(verdict: &Verdict) -> Result<Vec<Recorded>, String> {
+    if verdict.status != Status::Passed {
+        return Err(format!("{}: {}", verdict.status, verdict.detail));
+    }
+    verdict
+        .phases
+        .iter()
+        .map(|phase| match (&phase.outputs, &phase.times) {
+            (Some(outputs), Some(times)) => Ok(Recorded { outputs: outputs.clone(), times: times.clone() }),
+            _ => Err(format!("the outputs of phase {} never came from the judge", phase.phase)),
+        })
+        .collect()
 }
 
-/// Runs each EvalPlus problem's canonical solution on every input, recording what it
-/// returns and how long each call takes.
+/// Runs the canonical solution of each problem at `indices` on every input, recording
+/// what it returns and how long each call takes; each problem's outputs go into
+/// `recorded` and the cache as soon as they come. Returns why each problem that gave
+/// none failed.
 async fn compute(
     problems: &ProblemSet,
+    indices: &[usize],
     options: &SetOptions,
     pool: PoolOptions,
+    store: &Store,
+    recorded: &mut HashMap<String, Vec<Recorded>>,
     interrupt: &CancellationToken,
-) -> Result<Cache, CommandError> {
-    let python = pool.interpreter.version.clone();
-    let programs = problems.problems.iter().map(|problem| {
-        let (inputs, solution) = (problem.evalplus.as_ref()?, problem.canonical_solution.as_ref()?);
+) -> Result<BTreeMap<String, String>, CommandError> {
+    let mut failed = BTreeMap::new();
+    let mut jobs = Vec::new();
+    for &index in indices {
+        let problem: &Problem = &problems.problems[index];
+        let (Some(inputs), Some(solution)) = (&problem.evalplus, &problem.canonical_solution) else { continue };
         let code = ProblemCode {
             prompt: problem.code.prompt.clone(),
             tests: Tests::Calls(Arc::new(recording_suite(inputs, options))),
             entry_point: problem.code.entry_point.clone(),
         };
-        Some(Program::new(&Arc::new(code), &Candidate::Completion(solution.clone())))
-    });
-    let runs = crate::canonical::run_programs(pool, programs.collect(), 1, None, interrupt).await?;
-    let mut recorded = BTreeMap::new();
-    for (problem, verdicts) in problems.problems.iter().zip(runs) {
-        if problem.evalplus.is_none() {
-            continue;
-        }
-        let outcome = match verdicts.as_deref() {
-            Some([verdict]) if verdict.status == Status::Passed => verdict
-                .phases
-                .iter()
-                .map(|phase| match (&phase.outputs, &phase.times) {
-                    (Some(outputs), Some(times)) => Ok(Recorded { outputs: outputs.clone(), times: times.clone() }),
-                    _ => Err(format!("phase {} recorded nothing", phase.phase)),
-                })
-                .collect(),
-            Some([verdict]) => Err(format!("{}: {}", verdict.status, verdict.detail)),
-            _ => Err("it has no canonical solution".to_owned()),
-        };
-        recorded.insert(problem.task_id.clone(), outcome);
+        let program = Program::new(&Arc::new(code), &Candidate::Completion(solution.clone()));
+        jobs.push(Job { program, tag: index, timeout: None });
     }
-    Ok(Cache { problems_sha256: problems.sha256.clone(), python, problems: recorded })
+    let pool = Pool::start(pool).await?;
+    let progress = progress_bar(jobs.len() as u64);
+    let (job_tx, job_rx) = mpsc::channel(jobs.len() + 1);
+    for job in jobs {
+        job_tx.send(job).await.expect("room for every job");
+    }
+    drop(job_tx);
+    let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
+    let running = pool.run(job_rx, verdict_tx, interrupt.clone());
+    tokio::pin!(running);
+    let mut finished = None;
+    loop {
+        tokio::select! {
+            outcome = &mut running, if finished.is_none() => finished = Some(outcome),
+            verdict = verdict_rx.recv() => {
+                let Some((index, verdict)) = verdict else { break };
+                let task_id = &problems.problems[index].task_id;
+                tracing::debug!(task_id, duration = verdict.duration, "canonical solution run");
+                match outputs_of(&verdict) {
+                    Ok(phases) => {
+                        store.write(task_id, &phases)?;
+                        recorded.insert(task_id.clone(), phases);
+                    }
+                    Err(why) => {
+                        failed.insert(task_id.clone(), why);
+                    }
+                }
+                progress.inc(1);
+            }
+        }
+    }
+    progress.finish_and_clear();
+    finished.expect("the pool ran to its end")?;
+    if interrupt.is_cancelled() {
+        return Err(CommandError::Interrupted { phase: "computing expected outputs" });
+    }
+    Ok(failed)
+}
+
+/// The progress bar of the canonical solutions run, on a terminal only.
+fn progress_bar(total: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    let style = ProgressStyle::with_template("{bar:40} {pos}/{len} canonical solutions  ETA {eta}")
+        .expect("the template is valid");
+    bar.set_style(style);
+    bar
 }

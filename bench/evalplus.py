@@ -1,0 +1,164 @@
+"""passk beside EvalPlus's own `evalplus.evaluate` (EvalPlus 0.3.1 from PyPI) on the real
+HumanEval+ and MBPP+ files, in one run, with the same number of workers:
+
+    cargo build --release -p passk-cli
+    python3 bench/evalplus.py [--jobs 2] [--sets humaneval,mbpp] [--benchmarks DIR]
+
+DIR holds HumanEvalPlus-v0.1.10.jsonl.gz and MbppPlus-v0.2.0.jsonl.gz (default: the
+project's ../shared/benchmarks/evalplus, or what problems/fetch-benchmark leaves in
+problems/released). EvalPlus is installed with pip into a virtual environment under
+problems/evalplus/ on the first run.
+
+For each set, two sample files: every canonical solution, and a degraded copy where a
+third of them are wrong (every third problem's sample returns None or raises). Each is
+evaluated on every input (base and plus) twice by each harness: first with an empty
+cache, so that the run computes the expected outputs, then again with them cached. The
+report gives each time, passk's share of EvalPlus's time, and how many samples each
+harness passed, which must agree.
+"""
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SETS = {"humaneval": "HumanEvalPlus-v0.1.10.jsonl.gz", "mbpp": "MbppPlus-v0.2.0.jsonl.gz"}
+EVALPLUS = "evalplus==0.3.1"
+
+
+def evalplus_python(venv):
+    """The interpreter of a virtual environment holding EvalPlus 0.3.1, made if need be."""
+    python = os.path.join(venv, "bin", "python")
+    if not os.path.exists(os.path.join(venv, "installed")):
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        subprocess.run([python, "-m", "pip", "install", "--quiet", EVALPLUS], check=True)
+        open(os.path.join(venv, "installed"), "w").close()
+    return python
+
+
+def benchmarks_dir(given):
+    for folder in ([given] if given else [os.path.join(ROOT, "..", "shared", "benchmarks", "evalplus"),
+                                          os.path.join(ROOT, "problems", "released")]):
+        if all(os.path.exists(os.path.join(folder, name)) for name in SETS.values()):
+            return folder
+    sys.exit("no HumanEval+ and MBPP+ files: fetch them with `problems/fetch-benchmark humaneval-plus mbpp-plus`, "
+             "or name their folder with --benchmarks")
+
+
+def write_samples(problems, path, degraded):
+    """One sample per problem: its canonical solution, or in the degraded copy, for every
+    third problem, a function that returns None or raises."""
+    passing = 0
+    with open(problems) as lines, open(path, "w") as out:
+        for index, line in enumerate(lines):
+            problem = json.loads(line)
+            completion = problem["canonical_solution"]
+            if degraded and index % 3 == 0:
+                body = "    return None\n" if index % 2 == 0 else "    raise ValueError('degraded')\n"
+                completion = f"\ndef {problem['entry_point']}(*args, **kwargs):\n{body}"
+            out.write(json.dumps({"task_id": problem["task_id"], "completion": completion}) + "\n")
+            passing += 1
+    return passing
+
+
+def timed(command, env=None):
+    started = time.perf_counter()
+    finished = subprocess.run(command, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
+    seconds = time.perf_counter() - started
+    return seconds, finished
+
+
+def run_passk(args, problems, samples, cache, results):
+    command = [args.passk, "evaluate", samples, "--problems", problems, "--jobs", str(args.jobs), "--k", "1",
+               "--no-dedup", "--cache-dir", cache, "--restart", "--results", results]
+    seconds, finished = timed(command)
+    # Exit 0; or 4 when some problems cannot be judged, which the report counts.
+    if finished.returncode not in (0, 4):
+        sys.exit(f"passk exited {finished.returncode}: {finished.stderr[-2000:]}")
+    lines = [json.loads(line) for line in open(results)]
+    unjudgeable = sum(line["status"] == "unjudgeable" for line in lines)
+    return seconds, sum(line["passed"] for line in lines), unjudgeable
+
+
+def run_evalplus(args, python, dataset, problems, samples, cache):
+    env = dict(os.environ, XDG_CACHE_HOME=cache, HUMANEVAL_OVERRIDE_PATH=problems, MBPP_OVERRIDE_PATH=problems)
+    report_path = samples.replace(".jsonl", "_eval_results.json")
+    # Otherwise EvalPlus asks on its standard input whether to overwrite it.
+    if os.path.exists(report_path):
+        os.remove(report_path)
+    command = [python, "-m", "evalplus.evaluate", dataset, "--samples", samples, "--parallel", str(args.jobs),
+               "--i_just_wanna_run"]
+    seconds, finished = timed(command, env)
+    if finished.returncode != 0:
+        sys.exit(f"evalplus.evaluate exited {finished.returncode}: {finished.stderr[-2000:]}")
+    with open(report_path) as report:
+        results = json.load(report)["eval"]
+    passed = sum(result["base_status"] == "pass" and result["plus_status"] == "pass"
+                 for task in results.values() for result in task)
+    return seconds, passed
+
+
+def measure(args, python, dataset, problems, work):
+    rows = []
+    for kind in ("canonical", "degraded"):
+        samples = os.path.join(work, f"{dataset}-{kind}.jsonl")
+        count = write_samples(problems, samples, kind == "degraded")
+        passk_cache, evalplus_cache = os.path.join(work, f"passk-cache-{kind}"), os.path.join(work, f"ep-{kind}")
+        for run in ("first", "cached"):
+            passk_seconds, passk_passed, unjudgeable = run_passk(args, problems, samples, passk_cache,
+                                                    os.path.join(work, f"{dataset}-{kind}-results.jsonl"))
+            evalplus_seconds, evalplus_passed = run_evalplus(args, python, dataset, problems, samples, evalplus_cache)
+            row = {"set": dataset, "samples": kind, "count": count, "run": run,
+                   "passk_seconds": round(passk_seconds, 2), "evalplus_seconds": round(evalplus_seconds, 2),
+                   "passk_share": round(passk_seconds / evalplus_seconds, 3),
+                   "passk_passed": passk_passed, "evalplus_passed": evalplus_passed,
+                   "passk_unjudgeable": unjudgeable}
+            print(f"  {dataset} {kind} {run}: passk {passk_seconds:.1f} s, EvalPlus {evalplus_seconds:.1f} s",
+                  file=sys.stderr)
+            rows.append(row)
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--sets", default="humaneval,mbpp")
+    parser.add_argument("--benchmarks", help="the folder of the HumanEval+ and MBPP+ files")
+    parser.add_argument("--passk", default=os.path.join(ROOT, "target", "release", "passk"))
+    parser.add_argument("--venv", default=os.path.join(ROOT, "problems", "evalplus", "venv"))
+    parser.add_argument("--json", help="also write the rows here")
+    args = parser.parse_args()
+    if not os.path.exists(args.passk):
+        sys.exit(f"no passk at {args.passk}: build it with `cargo build --release -p passk-cli`")
+    folder = benchmarks_dir(args.benchmarks)
+    python = evalplus_python(args.venv)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="passk-bench-evalplus-") as work:
+        for dataset in args.sets.split(","):
+            problems = os.path.join(work, SETS[dataset].removesuffix(".gz"))
+            with gzip.open(os.path.join(folder, SETS[dataset]), "rb") as packed, open(problems, "wb") as out:
+                shutil.copyfileobj(packed, out)
+            rows.extend(measure(args, python, dataset, problems, work))
+    print(f"\n{args.jobs} workers each; every input of every sample")
+    print(f"{'set':<10} {'samples':<10} {'run':<7} {'passk s':>8} {'EvalPlus s':>11} {'passk/EvalPlus':>15} "
+          f"{'passed (passk, EvalPlus)':>25}")
+    for row in rows:
+        print(f"{row['set']:<10} {row['samples']:<10} {row['run']:<7} {row['passk_seconds']:>8.1f} "
+              f"{row['evalplus_seconds']:>11.1f} {row['passk_share']:>15.2f} "
+              f"{row['passk_passed']:>14}, {row['evalplus_passed']}"
+              + (f"  ({row['passk_unjudgeable']} unjudgeable in passk)" if row["passk_unjudgeable"] else ""))
+    machine = {"cpus": os.cpu_count(), "python": sys.version.split()[0], "kernel": os.uname().release}
+    print(f"\nmachine: {machine['cpus']} CPUs, Linux {machine['kernel']}, Python {machine['python']}")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"machine": machine, "rows": rows}, out, indent=2)
+
+
+if __name__ == "__main__":
+    main()
