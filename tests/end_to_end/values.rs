@@ -2,7 +2,10 @@
 //! canonical solutions, honest code that answers with standard-library values, what only
 //! the candidate defines reached through handles, and the attacks on all of these.
 
-use passk_tests::{finish, humaneval_dir, passk, read_jsonl, shared_benchmark, write_jsonl, Finished};
+use passk_tests::{
+    finish, humaneval_dir, passk, read_jsonl, shared_benchmark, the_judge_fails_a_cheat_that_passes_in_process,
+    write_jsonl, Finished,
+};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -211,33 +214,13 @@ fn the_candidates_code_runs_only_in_its_own_process() {
 /// the object and compares each item itself.
 #[test]
 fn what_a_handle_contains_is_decided_by_iterating_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let problems = dir.path().join("problems.jsonl");
     let problem = json!({"task_id": "contains/0", "prompt": "def words(text):\n", "entry_point": "words",
         "canonical_solution": "    return text.split()\n",
         "test": "def check(candidate):\n    assert 'needle' in candidate('hay needle')\n    assert 'hay' in candidate('hay needle')\n"});
-    write_jsonl(&problems, &[problem]);
-    let hack = "    class Everything:\n        def __contains__(self, item):\n            return True\n        def __iter__(self):\n            return iter(())\n    return Everything()\n";
+    let cheat = "    class Everything:\n        def __contains__(self, item):\n            return True\n        def __iter__(self):\n            return iter(())\n    return Everything()\n";
     let honest = "    class Words:\n        def __init__(self, words):\n            self.words = words\n        def __iter__(self):\n            return iter(self.words)\n    return Words(text.split())\n";
-    let path = dir.path().join("samples.jsonl");
-    write_jsonl(
-        &path,
-        &[json!({"task_id": "contains/0", "completion": hack}), json!({"task_id": "contains/0", "completion": honest})],
-    );
-    for (mode, expected) in [("in-process", [true, true]), ("judge", [false, true])] {
-        let results = dir.path().join(format!("{mode}.jsonl"));
-        let run = finish(
-            passk(["evaluate"])
-                .arg(&path)
-                .arg("--problems")
-                .arg(&problems)
-                .args(["--k", "1", "--verdicts", mode, "--results"])
-                .arg(&results),
-        );
-        assert_eq!(run.code, Some(0), "{mode}: {}", run.stderr);
-        let results = read_jsonl(&results);
-        assert_eq!(passed(&results), expected, "{mode}: {results:#?}");
-    }
+    let dir = tempfile::tempdir().unwrap();
+    the_judge_fails_a_cheat_that_passes_in_process(dir.path(), problem, cheat, honest);
 }
 
 /// Guards against malformed handle frames, written by hand, reaching the harness as

@@ -354,3 +354,35 @@ pub fn shared_benchmark(relative: &str) -> Option<PathBuf> {
     eprintln!("skipped: {} is absent (the released benchmarks live in ../shared/benchmarks)", path.display());
     None
 }
+
+/// Runs a cheating sample and an honest one on `problem` (a HumanEval-style record), in
+/// files under `dir`, in each verdict mode, and checks what a trusted judge is for: in process both pass, as
+/// the cheat fools tests that share its process; in the judge only the honest one does.
+pub fn the_judge_fails_a_cheat_that_passes_in_process(dir: &Path, problem: Value, cheat: &str, honest: &str) {
+    let task_id = problem["task_id"].clone();
+    let problems = dir.join("problems.jsonl");
+    write_jsonl(&problems, &[problem]);
+    let path = dir.join("samples.jsonl");
+    write_jsonl(
+        &path,
+        &[
+            serde_json::json!({"task_id": task_id, "completion": cheat}),
+            serde_json::json!({"task_id": task_id, "completion": honest}),
+        ],
+    );
+    for (mode, expected) in [("in-process", [true, true]), ("judge", [false, true])] {
+        let results = dir.join(format!("{mode}.jsonl"));
+        let run = finish(
+            passk(["evaluate"])
+                .arg(&path)
+                .arg("--problems")
+                .arg(&problems)
+                .args(["--k", "1", "--verdicts", mode, "--results"])
+                .arg(&results),
+        );
+        assert_eq!(run.code, Some(0), "{mode}: {}", run.stderr);
+        let results = read_jsonl(&results);
+        let passed: Vec<bool> = results.iter().map(|result| result["passed"] == true).collect();
+        assert_eq!(passed, expected, "{mode}: {results:#?}");
+    }
+}
