@@ -144,8 +144,9 @@ impl UnjudgeableBecause {
     fn hint(self) -> &'static str {
         match self {
             UnjudgeableBecause::TestCode => {
-                "their tests pass the candidate something that is not plain data (see the `unjudgeable` lines of \
-                 the results); judge them with --verdicts in-process"
+                "their tests pass the candidate what cannot cross to another process (see the `unjudgeable` lines \
+                 of the results); without --no-fallback, a problem whose canonical solution shows this is judged \
+                 in process; or judge every problem with --verdicts in-process"
             }
             UnjudgeableBecause::ExpectedOutputs => {
                 "their canonical solutions gave no expected outputs here (see the `unjudgeable` lines of the \
