@@ -69,28 +69,35 @@ pub fn finish(command: &mut Command) -> Finished {
 
 /// Runs a command and returns how it finished and the peak resident memory, in KiB, of
 /// it and everything below it that it waited for.
-#[allow(clippy::zombie_processes, reason = "the child is reaped by wait4 below, which also reports its memory")]
+///
+/// The command is started by a small python3 process, which reports the peak of its
+/// children: a process forked from this test binary keeps the binary's own resident
+/// memory as its high-water mark until it execs, and the kernel carries that mark past
+/// the exec, so measuring a child of this binary counted whatever other tests had loaded
+/// (the released benchmark files) as the command's own.
 pub fn finish_measuring_memory(command: &mut Command) -> (Finished, i64) {
-    let child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("the command starts");
-    let pid = libc::pid_t::try_from(child.id()).expect("pids fit pid_t");
-    let mut stdout = child.stdout.expect("piped");
-    let mut stderr = child.stderr.expect("piped");
-    let err_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut stderr, &mut text).ok();
-        text
-    });
-    let mut out_text = String::new();
-    std::io::Read::read_to_string(&mut stdout, &mut out_text).ok();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value to be overwritten.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our unreaped child; the pointers are to live locals.
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, pid, "wait4 reaps the child");
-    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
-    let finished = Finished { code, stdout: out_text, stderr: err_reader.join().expect("reader thread") };
-    (finished, usage.ru_maxrss)
+    const MEASURE: &str = "import resource, subprocess, sys\n\
+        code = subprocess.call(sys.argv[2:])\n\
+        with open(sys.argv[1], 'w') as out:\n    out.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n\
+        sys.exit(code if code >= 0 else 128 - code)\n";
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let peak_file = std::env::temp_dir().join(format!("passk-peak-{}-{run}", std::process::id()));
+    let mut measured = Command::new("python3");
+    measured.args(["-c", MEASURE]).arg(&peak_file).arg(command.get_program()).args(command.get_args());
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => measured.env(key, value),
+            None => measured.env_remove(key),
+        };
+    }
+    if let Some(dir) = command.get_current_dir() {
+        measured.current_dir(dir);
+    }
+    let finished = finish(&mut measured);
+    let peak = std::fs::read_to_string(&peak_file).expect("the measuring process wrote the peak");
+    let _ = std::fs::remove_file(&peak_file);
+    (finished, peak.trim().parse().expect("a number of KiB"))
 }
 
 pub fn write_jsonl(path: &Path, records: &[Value]) {
