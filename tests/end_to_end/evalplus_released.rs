@@ -11,21 +11,11 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use passk_tests::{evalplus_wheel, finish, passk, passk_binary, read_jsonl, repo_root, write_jsonl};
+use passk_tests::{evalplus_wheel, finish, passk, passk_binary, read_jsonl, repo_root, shared_benchmark, write_jsonl};
 use serde_json::{json, Value};
 
 const HUMANEVAL_PLUS: &str = "evalplus/HumanEvalPlus-v0.1.10.jsonl.gz";
 const MBPP_PLUS: &str = "evalplus/MbppPlus-v0.2.0.jsonl.gz";
-
-/// The released file, or None with a message saying the test is skipped.
-fn released(relative: &str) -> Option<PathBuf> {
-    let path = repo_root().join("../shared/benchmarks").join(relative);
-    if path.exists() {
-        return Some(path);
-    }
-    eprintln!("skipped: {} is absent (the released benchmarks live in ../shared/benchmarks)", path.display());
-    None
-}
 
 /// A released problem: its line as released, and the fields the tests read from it.
 struct Released {
@@ -152,7 +142,7 @@ fn assert_every_input_passes(run: &passk_tests::Finished, results: &[Value], cou
 
 fn computed(set: &'static str, slot: &'static OnceLock<Option<Computed>>) -> Option<&'static Computed> {
     slot.get_or_init(|| {
-        let problems: Vec<Released> = problems_of(&released(set)?).into_iter().filter(|p| !open(p)).collect();
+        let problems: Vec<Released> = problems_of(&shared_benchmark(set)?).into_iter().filter(|p| !open(p)).collect();
         let kept = tempfile::tempdir().unwrap();
         let problems_path = kept.path().join("problems.jsonl");
         write_problems(&problems_path, &problems);
@@ -203,7 +193,7 @@ fn every_mbpp_plus_canonical_solution_passes_on_every_input() {
 #[test]
 #[ignore = "open: Mbpp/255's largest answer does not fit a sample's default 4 GiB (see OPEN)"]
 fn the_open_mbpp_plus_problems_pass_on_every_input() {
-    let Some(path) = released(MBPP_PLUS) else { return };
+    let Some(path) = shared_benchmark(MBPP_PLUS) else { return };
     let problems: Vec<Released> = problems_of(&path).into_iter().filter(open).collect();
     let dir = tempfile::tempdir().unwrap();
     let problems_path = dir.path().join("problems.jsonl");
@@ -288,7 +278,7 @@ const HEAVY: [&str; 6] =
 /// The first `count` light problems of HumanEval+, as a file of their own; the one at
 /// `broken`, if any, with a canonical solution that raises.
 fn small_set(dir: &Path, count: usize, broken: Option<usize>) -> Option<(PathBuf, Vec<Value>)> {
-    let mut problems: Vec<Released> = problems_of(&released(HUMANEVAL_PLUS)?)
+    let mut problems: Vec<Released> = problems_of(&shared_benchmark(HUMANEVAL_PLUS)?)
         .into_iter()
         .filter(|problem| !HEAVY.contains(&problem.head["task_id"].as_str().unwrap()))
         .take(count)
@@ -424,9 +414,11 @@ fn computing_expected_outputs_shows_a_progress_bar_on_a_terminal() {
 /// against the digests it pins: a file that is not the release is refused.
 #[test]
 fn fetch_benchmark_takes_the_released_files_from_a_mirror_and_refuses_others() {
-    let (Some(humaneval), Some(mbpp), Some(sanitized)) =
-        (released(HUMANEVAL_PLUS), released(MBPP_PLUS), released("mbpp/sanitized-mbpp.json.gz"))
-    else {
+    let (Some(humaneval), Some(mbpp), Some(sanitized)) = (
+        shared_benchmark(HUMANEVAL_PLUS),
+        shared_benchmark(MBPP_PLUS),
+        shared_benchmark("mbpp/sanitized-mbpp.json.gz"),
+    ) else {
         return;
     };
     let mirror = tempfile::tempdir().unwrap();

@@ -194,50 +194,15 @@ impl JudgeLink {
 
     /// The next recorded output of run `run` of sample `seq`, skipping older ones.
     async fn next_recorded(&mut self, seq: u64, run: u64) -> Option<Recorded> {
-        loop {
-            let output = match self.recorded_waiting.take() {
-                Some(output) => output,
-                None => match tokio::time::timeout(SEALED_WAIT, self.recorded.recv()).await {
-                    Ok(Some(output)) => output,
-                    Ok(None) | Err(_) => {
-                        tracing::warn!(seq, run, "a recorded output never came from the judge");
-                        return None;
-                    }
-                },
-            };
-            match (output.seq, output.run).cmp(&(seq, run)) {
-                std::cmp::Ordering::Less => continue,
-                std::cmp::Ordering::Equal => return Some(output),
-                std::cmp::Ordering::Greater => {
-                    self.recorded_waiting = Some(output);
-                    return None;
-                }
-            }
-        }
+        let what = "a recorded output never came from the judge";
+        next_of(&mut self.recorded, &mut self.recorded_waiting, (seq, run), |output| (output.seq, output.run), what)
+            .await
     }
 
     /// The sealed part of run `run` of sample `seq`, skipping older ones.
     async fn part(&mut self, seq: u64, run: u64) -> Option<Sealed> {
-        loop {
-            let part = match self.waiting.take() {
-                Some(part) => part,
-                None => match tokio::time::timeout(SEALED_WAIT, self.sealed.recv()).await {
-                    Ok(Some(part)) => part,
-                    Ok(None) | Err(_) => {
-                        tracing::warn!(seq, run, "a failure's expected output never came from the judge");
-                        return None;
-                    }
-                },
-            };
-            match (part.seq, part.run).cmp(&(seq, run)) {
-                std::cmp::Ordering::Less => continue,
-                std::cmp::Ordering::Equal => return Some(part),
-                std::cmp::Ordering::Greater => {
-                    self.waiting = Some(part);
-                    return None;
-                }
-            }
-        }
+        let what = "a failure's expected output never came from the judge";
+        next_of(&mut self.sealed, &mut self.waiting, (seq, run), |part| (part.seq, part.run), what).await
     }
 }
 
@@ -246,4 +211,35 @@ fn sealed_failure(failure: &mut Option<serde_json::Value>) -> Option<&mut serde_
     let failure = failure.as_mut()?.as_object_mut()?;
     failure.remove("sealed")?;
     Some(failure)
+}
+
+/// The item for `key` (a sample's seq and run) from `receiver`, which gives them in order:
+/// older ones are skipped, and one for a later key is kept in `waiting` for its turn.
+async fn next_of<T>(
+    receiver: &mut mpsc::UnboundedReceiver<T>,
+    waiting: &mut Option<T>,
+    key: (u64, u64),
+    key_of: impl Fn(&T) -> (u64, u64),
+    what: &str,
+) -> Option<T> {
+    loop {
+        let item = match waiting.take() {
+            Some(item) => item,
+            None => match tokio::time::timeout(SEALED_WAIT, receiver.recv()).await {
+                Ok(Some(item)) => item,
+                Ok(None) | Err(_) => {
+                    tracing::warn!(seq = key.0, run = key.1, "{what}");
+                    return None;
+                }
+            },
+        };
+        match key_of(&item).cmp(&key) {
+            std::cmp::Ordering::Less => continue,
+            std::cmp::Ordering::Equal => return Some(item),
+            std::cmp::Ordering::Greater => {
+                *waiting = Some(item);
+                return None;
+            }
+        }
+    }
 }
