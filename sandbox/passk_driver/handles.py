@@ -180,6 +180,16 @@ def _state(handle):
     return object.__getattribute__(handle, "_Handle__state")
 
 
+def what_of(handle):
+    """What a Handle stands for: one of KINDS."""
+    return _state(handle)[2]
+
+
+def name_of(handle):
+    """The name a Handle's object gave: a class's or module's own, else its type's."""
+    return _state(handle)[3]
+
+
 class Handle:
     """Stands in the judge for an object of the candidate's. Its own state is one slot
     under a mangled name, so that every attribute name a test uses goes to the object."""

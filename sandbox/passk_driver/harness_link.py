@@ -56,7 +56,7 @@ class HeldSuite:
             try:
                 self.compiled = (judge.compile_prompt(code["prompt"]), compile(code["test"], judge.TEST_FILE, "exec"),
                                  code["test"].splitlines(), judge.used_names(code["test"]),
-                                 code.get("call", "check"))
+                                 code.get("call", "check"), judge.imported_names(code.get("solution", "")))
             except Exception as exc:
                 detail = f"the problem's code does not compile: {type(exc).__name__}: {exc}"
                 self.compiled = judge.Record("unjudgeable", detail, f"failed: {exc}")

@@ -8,7 +8,8 @@ arguments to the candidate's process as data (copies, see wire.py) and waits for
 answer: data, or an exception, raised here as the same built-in type with its message.
 What the tests use that only the candidate defines (its classes, helpers and the
 modules it imported) is asked for before the tests run, and comes as handles or, for a
-standard-library module, by name (see handles.py). Nothing of the candidate's runs
+standard-library module, by name (see handles.py); a name that stands for a module is
+replaced by the judge's own import (modules_of_the_judge). Nothing of the candidate's runs
 here, so it cannot patch the tests, their helpers, the builtins they use or the verdict
 record; an object that claims to equal everything is a handle, compared by the judge.
 
@@ -17,7 +18,11 @@ Once the candidate does something that fails the sample whatever the tests make 
 remembers it and ends the tests with an exception a test cannot swallow.
 """
 
+import ast
 import builtins
+import importlib
+import importlib.util
+import os
 import reprlib
 import symtable
 import sys
@@ -233,6 +238,119 @@ def used_names(source):
     return frozenset(used - bound)
 
 
+def imported_names(source):
+    """What the names the problem's own solution binds by import stand for: name ->
+    (module, attribute or None). Parsed, never run; a solution that does not parse binds
+    nothing."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    bound = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    bound[alias.asname] = (alias.name, None)
+                else:
+                    top = alias.name.split(".", 1)[0]
+                    bound[top] = (top, None)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                if alias.name != "*":
+                    bound[alias.asname or alias.name] = (node.module, alias.name)
+    return bound
+
+
+def _package_directories():
+    """The interpreter's package directories, where what is installed lives: never the
+    directories a candidate writes to."""
+    import site
+    import sysconfig
+
+    found = set()
+    try:
+        found.update(site.getsitepackages())
+        found.add(site.getusersitepackages())
+    except AttributeError:
+        pass
+    paths = sysconfig.get_paths()
+    found.update(paths[key] for key in ("purelib", "platlib") if key in paths)
+    return tuple(sorted({os.path.realpath(path) + os.sep for path in found if path}))
+
+
+_PACKAGE_DIRECTORIES = _package_directories()
+
+
+def _installed(name):
+    """Whether module `name` belongs to a package installed in the interpreter's package
+    directories (found, not imported)."""
+    if not all(part.isidentifier() for part in name.split(".")):
+        return False
+    try:
+        spec = importlib.util.find_spec(name.split(".", 1)[0])
+    except (ImportError, ValueError):
+        return False
+    if spec is None:
+        return False
+    places = list(spec.submodule_search_locations or []) or [spec.origin]
+    return all(type(place) is str and os.path.realpath(place).startswith(_PACKAGE_DIRECTORIES) for place in places)
+
+
+def _problems_import(name, module, attribute):
+    """What the problem's solution binds `name` to, imported here; a Record if it
+    cannot be."""
+    try:
+        value = importlib.import_module(module)
+        if attribute is not None:
+            try:
+                value = getattr(value, attribute)
+            except AttributeError:
+                value = importlib.import_module(f"{module}.{attribute}")
+        return value
+    except BaseException as exc:
+        what = f"{attribute} from {module}" if attribute else module
+        return Record("unjudgeable", f"the tests use {name}, which the problem's solution imports ({what}), and the "
+                      f"judge cannot import it: {type(exc).__name__}: {text_of(exc)}",
+                      "failed: the judge cannot import what the tests use")
+
+
+def modules_of_the_judge(defined, problem_imports):
+    """The judge's own objects for the names the tests use that the candidate defined and
+    that stand for a module or what a module holds, so that the tests never call the
+    candidate's code through them: a name the problem's solution binds by import, a name
+    of a standard-library module, and a module of the candidate's, which the judge
+    imports itself if it is standard or installed. A Record ends the sample instead."""
+    own = {}
+    for name, value in sorted(defined.items()):
+        if name in problem_imports:
+            found = _problems_import(name, *problem_imports[name])
+            if isinstance(found, Record):
+                return found
+            own[name] = found
+            continue
+        module = wire.standard_module(name)
+        if module is not None:
+            own[name] = module
+            continue
+        if type(value) is handles.Handle and handles.what_of(value) == "module":
+            module_name = handles.name_of(value)
+            module = wire.standard_module(module_name)
+            if module is None and _installed(module_name):
+                try:
+                    module = importlib.import_module(module_name)
+                except BaseException:
+                    module = None
+            if module is None:
+                shown = wire.shorten(module_name, 80)
+                return Record("failed", f"the tests use {name}, the candidate's module {shown}, which the judge does "
+                              "not import (only the standard library, the problem's own imports and installed "
+                              "packages): the tests would call the candidate's own code through it",
+                              "failed: the tests would call the candidate's module")
+            own[name] = module
+    return own
+
+
 class StandIn:
     """Stands for the candidate's entry point in the tests, and carries every message to
     the candidate's process: calls of the entry point and operations on handles."""
@@ -373,7 +491,7 @@ class StandIn:
 def judge(problem, entry_point, channel):
     """Runs the problem's code and tests against the candidate behind `channel`; returns
     the Record of the verdict (status GONE if the candidate hung up)."""
-    prompt_code, test_code, test_lines, used, call_name = problem
+    prompt_code, test_code, test_lines, used, call_name, problem_imports = problem
     namespace = {}
     try:
         exec(prompt_code, namespace)
@@ -392,14 +510,16 @@ def judge(problem, entry_point, channel):
         # candidate's: its classes, helpers and imports, as the reference's tests see them.
         wanted = {name for name in used if name not in namespace and name != entry_point
                   and not hasattr(builtins, name)}
-        namespace.update(stand_in.names(wanted))
-        # A name that names a standard-library module (MBPP/596's `sys`) is the judge's
-        # own module wherever the candidate defines it: the tests compute what they expect
-        # with it, and a class of the candidate's by that name would answer for them.
-        for name in wanted & namespace.keys():
-            module = wire.standard_module(name)
-            if module is not None:
-                namespace[name] = module
+        defined = stand_in.names(wanted)
+        # A name that stands for a module (MBPP/596's `sys`, the solution's `np`) is the
+        # judge's own module wherever the candidate defines it: the tests compute what
+        # they expect with it, and a class of the candidate's by that name would answer
+        # for them.
+        own = modules_of_the_judge(defined, problem_imports)
+        if isinstance(own, Record):
+            return own
+        namespace.update(defined)
+        namespace.update(own)
         namespace[entry_point] = stand_in
         exec(test_code, namespace)
         check = namespace.get(call_name)

@@ -366,30 +366,47 @@ pub fn shared_benchmark(relative: &str) -> Option<PathBuf> {
 /// files under `dir`, in each verdict mode, and checks what a trusted judge is for: in process both pass, as
 /// the cheat fools tests that share its process; in the judge only the honest one does.
 pub fn the_judge_fails_a_cheat_that_passes_in_process(dir: &Path, problem: Value, cheat: &str, honest: &str) {
+    the_judge_fails_cheats_that_pass_in_process(dir, problem, &[cheat], honest, &[]);
+}
+
+/// As `the_judge_fails_a_cheat_that_passes_in_process`, with several cheats and `extra`
+/// arguments for both runs; the judge's results, cheats first, for what they say.
+pub fn the_judge_fails_cheats_that_pass_in_process(
+    dir: &Path,
+    problem: Value,
+    cheats: &[&str],
+    honest: &str,
+    extra: &[&str],
+) -> Vec<Value> {
     let task_id = problem["task_id"].clone();
     let problems = dir.join("problems.jsonl");
     write_jsonl(&problems, &[problem]);
     let path = dir.join("samples.jsonl");
-    write_jsonl(
-        &path,
-        &[
-            serde_json::json!({"task_id": task_id, "completion": cheat}),
-            serde_json::json!({"task_id": task_id, "completion": honest}),
-        ],
-    );
-    for (mode, expected) in [("in-process", [true, true]), ("judge", [false, true])] {
+    let samples: Vec<Value> = cheats
+        .iter()
+        .chain([&honest])
+        .map(|completion| serde_json::json!({"task_id": task_id, "completion": completion}))
+        .collect();
+    write_jsonl(&path, &samples);
+    let mut judged = Vec::new();
+    for mode in ["in-process", "judge"] {
         let results = dir.join(format!("{mode}.jsonl"));
         let run = finish(
             passk(["evaluate"])
                 .arg(&path)
                 .arg("--problems")
                 .arg(&problems)
-                .args(["--k", "1", "--verdicts", mode, "--results"])
-                .arg(&results),
+                .args(["--k", "1", "--no-dedup", "--verdicts", mode, "--results"])
+                .arg(&results)
+                .args(extra),
         );
         assert_eq!(run.code, Some(0), "{mode}: {}", run.stderr);
         let results = read_jsonl(&results);
         let passed: Vec<bool> = results.iter().map(|result| result["passed"] == true).collect();
+        let mut expected = vec![mode == "in-process"; cheats.len()];
+        expected.push(true);
         assert_eq!(passed, expected, "{mode}: {results:#?}");
+        judged = results;
     }
+    judged
 }

@@ -246,7 +246,7 @@ mod tests {
     fn problem() -> ProblemCode {
         ProblemCode {
             prompt: "from typing import List\n\n\ndef helper(x):\n    return x\n\n\ndef total(xs: List[int]) -> int:\n    \"\"\"Sum.\"\"\"\n".into(),
-            tests: passk_runner::Tests::check("", "", ""),
+            tests: passk_runner::Tests::check("", "", "", None),
             entry_point: "total".into(),
         }
     }

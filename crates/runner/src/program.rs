@@ -41,9 +41,11 @@ impl Tests {
     /// HumanEval-style tests: `test` defines `check(candidate)`, run with the prompt's
     /// code. The driver's part holds the entry point alone: a candidate forked from a
     /// driver that had held the tests could find them in its memory, run them against a
-    /// recorder and answer every call from what it recorded.
-    pub fn check(prompt: &str, test: &str, entry_point: &str) -> Tests {
-        Tests::check_calling(prompt, test, entry_point, "check", "")
+    /// recorder and answer every call from what it recorded. `solution`, the problem's
+    /// own whole program if it has one, tells the judge what the names its imports bind
+    /// stand for (it is parsed there, never run).
+    pub fn check(prompt: &str, test: &str, entry_point: &str, solution: Option<&str>) -> Tests {
+        Tests::check_calling(prompt, test, entry_point, "check", "", solution)
     }
 
     /// As `check`, with the test code's function named `call` rather than `check` (for
@@ -51,8 +53,18 @@ impl Tests {
     /// code at the start of `test` that the candidate's own process also runs after the
     /// candidate in judge mode, as it would share the candidate's namespace in process
     /// (MBPP's setup code, whose imports a solution may use).
-    pub fn check_calling(prompt: &str, test: &str, entry_point: &str, call: &str, setup: &str) -> Tests {
+    pub fn check_calling(
+        prompt: &str,
+        test: &str,
+        entry_point: &str,
+        call: &str,
+        setup: &str,
+        solution: Option<&str>,
+    ) -> Tests {
         let mut check = serde_json::json!({"prompt": prompt, "test": test});
+        if let Some(solution) = solution {
+            check["solution"] = solution.into();
+        }
         if call != "check" {
             check["call"] = call.into();
         }
@@ -203,7 +215,7 @@ mod tests {
     fn problem(prompt: &str, test: &str, entry_point: &str) -> Arc<ProblemCode> {
         Arc::new(ProblemCode {
             prompt: prompt.into(),
-            tests: Tests::check(prompt, test, entry_point),
+            tests: Tests::check(prompt, test, entry_point, None),
             entry_point: entry_point.into(),
         })
     }
@@ -242,7 +254,12 @@ mod tests {
             calls.driver_part,
             serde_json::json!({"entry_point": "f", "all": false, "phases": [{"name": "base", "count": 1, "timeout": 2.0}]})
         );
-        let Tests::Check(check) = Tests::check("import math\n", "def check(c): assert c(1) == 2", "f") else {
+        let Tests::Check(check) = Tests::check(
+            "import math\n",
+            "def check(c): assert c(1) == 2",
+            "f",
+            Some("import math\nimport numpy as np\n"),
+        ) else {
             unreachable!("Tests::check makes a check suite")
         };
         assert_eq!(check.driver_part, serde_json::json!({"entry_point": "f"}));

@@ -32,7 +32,8 @@ pub fn problem(source: &str, line: usize, object: &Map<String, Value>) -> Result
     if !super::is_identifier(&entry_point) {
         return Err(InputError::EntryPoint { path: source.to_owned(), line, value: entry_point });
     }
-    let tests = Tests::check(&prompt, &test, &entry_point);
+    let solution = canonical_solution.as_ref().map(|completion| format!("{prompt}{completion}"));
+    let tests = Tests::check(&prompt, &test, &entry_point, solution.as_deref());
     let code = Arc::new(ProblemCode { prompt, tests, entry_point });
     Ok(Problem { task_id, code, canonical_solution, evalplus: None })
 }

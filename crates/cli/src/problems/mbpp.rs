@@ -104,7 +104,7 @@ fn problem(
         test.push_str("    pass\n");
     }
     let setup = setup.trim_end();
-    let tests = Tests::check_calling("", &test, &entry_point, &call, setup);
+    let tests = Tests::check_calling("", &test, &entry_point, &call, setup, Some(&code));
     let code_of = Arc::new(ProblemCode { prompt: String::new(), tests, entry_point });
     Ok(Problem { task_id, code: code_of, canonical_solution: Some(code), evalplus: None })
 }
