@@ -459,3 +459,112 @@ fn kill_9_at_random_points_leaves_nothing_behind_and_the_resume_decides_every_sa
         assert_eq!(result["passed"], record["kind"] == "correct", "{result}");
     }
 }
+
+/// A problem whose tests pass the candidate a function of their own, which cannot cross
+/// to another process: its canonical solution is unjudgeable too, so every sample of it
+/// falls back to being judged in process. Each sample takes `seconds` to load, in either
+/// mode, and is told apart from the others by a comment.
+fn falling_back(dir: &Path, count: usize, seconds: f64) -> (PathBuf, PathBuf) {
+    let problems = dir.join("problems.jsonl");
+    write_jsonl(
+        &problems,
+        &[json!({"task_id": "apply/0", "prompt": "def apply(f, x):\n", "entry_point": "apply",
+            "canonical_solution": "    return f(x)\n",
+            "test": "def check(candidate):\n    assert candidate(lambda v: v + 1, 1) == 2\n"})],
+    );
+    let samples: Vec<Value> = (0..count)
+        .map(|i| json!({"task_id": "apply/0", "completion": format!("    return f(x)\n\nimport time\ntime.sleep({seconds})\n# {i}\n")}))
+        .collect();
+    let path = dir.join("samples.jsonl");
+    write_jsonl(&path, &samples);
+    (problems, path)
+}
+
+fn evaluate_falling_back(problems: &Path, samples: &Path, results: &Path, extra: &[&str]) -> Command {
+    let mut command = passk(["evaluate"]);
+    command
+        .arg(samples)
+        .arg("--problems")
+        .arg(problems)
+        .args(["--k", "1", "--jobs", "1", "--no-dedup", "--results"])
+        .arg(results)
+        .args(extra);
+    command
+}
+
+/// The journal's lines that say the fallback judged their sample in process.
+fn judged_in_process(results: &Path) -> usize {
+    let text = std::fs::read_to_string(partial(results)).unwrap_or_default();
+    text.split_inclusive('\n')
+        .filter(|line| line.ends_with('\n'))
+        .filter(|line| serde_json::from_str::<Value>(line).unwrap()["result"]["verdicts"] == "in-process")
+        .count()
+}
+
+/// Guards against an interrupted fallback ending with one problem's samples judged in
+/// two modes, or named wrongly: the samples judged in process before SIGTERM keep their
+/// verdicts, the resume neither reruns the canonical solution (which could tell
+/// otherwise on a busy machine) nor those samples, and judges the rest in process; the
+/// summary names the problem. A resume that would change `--no-fallback` is refused,
+/// naming the option.
+#[test]
+fn an_interrupted_fallback_resumes_in_process_and_a_changed_no_fallback_is_refused() {
+    let _machine = machine_to_myself();
+    let dir = tempfile::tempdir().unwrap();
+    let count = 6;
+    let (problems, samples) = falling_back(dir.path(), count, 0.4);
+    let results = dir.path().join("results.jsonl");
+    let summary_path = dir.path().join("summary.json");
+    let extra = ["--summary", summary_path.to_str().unwrap()];
+    let mut run = Watched::start(evaluate_falling_back(&problems, &samples, &results, &extra), dir.path(), None);
+    run.wait_until("a sample was judged in process", |_| judged_in_process(&results) > 0);
+    run.signal(libc::SIGTERM);
+    let (status, stderr) = run.finish();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("run the same command again, without --restart, to resume"), "{stderr}");
+    let kept = judged_in_process(&results);
+    assert!((1..count).contains(&kept), "interrupted while judging in process: {kept} of {count}");
+
+    let mut refused = evaluate_falling_back(&problems, &samples, &results, &["--no-fallback"]);
+    let refused = passk_tests::finish(&mut refused);
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(refused.stderr.contains("fallback (--no-fallback): was true, now false"), "{}", refused.stderr);
+
+    let resumed = passk_tests::finish(&mut evaluate_falling_back(&problems, &samples, &results, &extra));
+    assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
+    assert!(!resumed.stderr.contains("running the canonical solutions"), "decided once: {}", resumed.stderr);
+    let rest = format!("judging {} samples of 1 problem in process", count - kept);
+    assert!(resumed.stderr.contains(&rest), "only the rest: {}", resumed.stderr);
+    let lines = read_jsonl(&results);
+    assert_eq!(lines.len(), count);
+    for line in &lines {
+        assert_eq!((&line["verdicts"], &line["passed"]), (&json!("in-process"), &json!(true)), "{line}");
+    }
+    assert_eq!(summary(&summary_path)["run"]["judged_in_process"], json!(["apply/0"]));
+}
+
+/// Guards against a run interrupted with `--no-fallback` being resumed without it, which
+/// would judge in process samples a run without the fallback had begun: refused, naming
+/// the option; resumed with it, the samples stay unjudgeable and pass@k is withheld.
+#[test]
+fn a_run_interrupted_with_no_fallback_resumes_only_with_it() {
+    let _machine = machine_to_myself();
+    let dir = tempfile::tempdir().unwrap();
+    let (problems, samples) = falling_back(dir.path(), 6, 0.4);
+    let results = dir.path().join("results.jsonl");
+    let no_fallback = ["--no-fallback"];
+    let mut run = Watched::start(evaluate_falling_back(&problems, &samples, &results, &no_fallback), dir.path(), None);
+    run.wait_until("a sample was decided", |_| !journal_samples(&results).is_empty());
+    run.signal(libc::SIGTERM);
+    let (status, stderr) = run.finish();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+
+    let refused = passk_tests::finish(&mut evaluate_falling_back(&problems, &samples, &results, &[]));
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(refused.stderr.contains("fallback (--no-fallback): was false, now true"), "{}", refused.stderr);
+
+    let resumed = passk_tests::finish(&mut evaluate_falling_back(&problems, &samples, &results, &no_fallback));
+    assert_eq!(resumed.code, Some(4), "{}", resumed.stderr);
+    let lines = read_jsonl(&results);
+    assert!(lines.iter().all(|line| line["status"] == "unjudgeable" && line.get("verdicts").is_none()), "{lines:#?}");
+}

@@ -47,7 +47,21 @@ pub fn interrupted_settings(results: &Path) -> Result<Option<Map<String, Value>>
         })
 }
 
-/// The settings in which `recorded` and `current` differ, as `name: was X, now Y`.
+/// The options that set a setting whose name does not say it.
+fn option_of(setting: &str) -> Option<&'static str> {
+    Some(match setting {
+        "fallback" => "--no-fallback",
+        "retry_timeouts" => "--retry-timeouts",
+        "allowed_packages" => "--allow-package",
+        "sandbox_asked" => "--sandbox",
+        "calibrate" => "--calibrate",
+        "extract" => "--extract",
+        _ => return None,
+    })
+}
+
+/// The settings in which `recorded` and `current` differ, as `name: was X, now Y`, and
+/// the option that sets it where its name does not say (`fallback (--no-fallback): ...`).
 pub fn differences(recorded: &Map<String, Value>, current: &Map<String, Value>) -> Vec<String> {
     let mut names: Vec<&String> = recorded.keys().chain(current.keys()).collect();
     names.sort();
@@ -58,7 +72,8 @@ pub fn differences(recorded: &Map<String, Value>, current: &Map<String, Value>) 
             let (was, now) = (recorded.get(name), current.get(name));
             (was != now).then(|| {
                 let show = |value: Option<&Value>| value.map_or_else(|| "nothing".to_owned(), Value::to_string);
-                format!("{name}: was {}, now {}", show(was), show(now))
+                let option = option_of(name).map(|option| format!(" ({option})")).unwrap_or_default();
+                format!("{name}{option}: was {}, now {}", show(was), show(now))
             })
         })
         .collect()

@@ -10,42 +10,58 @@
 //! either way, and its unjudgeable samples stay so. `--no-fallback` keeps every
 //! unjudgeable verdict, and pass@k withheld, for users (reinforcement learning) who
 //! want no sample's verdict decided in the candidate's own process.
+//!
+//! The decision is the journal's, once made: each sample judged in process is recorded
+//! the moment its verdict comes, marked `"verdicts": "in-process"`, and a problem with
+//! any sample so marked falls back on resume without its canonical solution being run
+//! again (on a busy machine it could time out, and tell otherwise). So an interrupted
+//! run, resumed, judges the rest of that problem's samples in process, never in two
+//! modes; and the problems named as judged in process are those the journal marks.
 
 use std::collections::BTreeSet;
 
-use passk_runner::{CancellationToken, Candidate, PoolOptions, Program, Status, Tests, Verdict, VerdictMode};
+use passk_runner::{
+    CancellationToken, Candidate, Job, Pool, PoolOptions, Program, Status, Tests, Verdict, VerdictMode,
+};
+use serde_json::json;
+use tokio::sync::mpsc;
 
 use crate::canonical;
 use crate::error::CommandError;
 use crate::say::say;
 
-use super::journal::Recorded;
+use super::journal::{Journal, Recorded};
 use super::prepare::Prepared;
 use super::samples;
 
-/// What the fallback decided.
-#[derive(Debug, Default)]
-pub struct Decided {
-    /// The new verdicts of the samples judged in process.
-    pub verdicts: Vec<(usize, Verdict)>,
-    /// The unjudgeable samples of problems whose canonical solution is judgeable.
-    pub own_doing: Vec<usize>,
-    /// The task ids of the problems judged in process, in set order.
-    pub in_process: Vec<String>,
+/// How the fallback ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Fallback {
+    Done,
+    /// Ctrl-C or SIGTERM while samples were judged in process: those decided are in
+    /// the journal, and the resume judges the rest.
+    Interrupted,
 }
 
-/// Decides the samples of the problems in `unjudgeable` (task ids) anew, as the module
-/// says. `options` are the run's pool options, in judge mode.
+/// Decides anew, as the module says, the samples of the problems in `unjudgeable` (task
+/// ids) and of the problems the journal already has judged in process, recording every
+/// verdict in `journal`. `options` are the run's pool options, in judge mode.
 pub async fn decide(
     options: &PoolOptions,
     prepared: &Prepared,
+    journal: &mut Journal,
     recorded: &Recorded,
     extract: bool,
     unjudgeable: &[String],
     interrupt: &CancellationToken,
-) -> Result<Decided, CommandError> {
+) -> Result<Fallback, CommandError> {
     let problems = &prepared.problems;
-    let positions: Vec<usize> = unjudgeable.iter().filter_map(|task_id| problems.position(task_id)).collect();
+    let decided_before = recorded.judged_in_process();
+    let positions: Vec<usize> = unjudgeable
+        .iter()
+        .filter(|task_id| !decided_before.contains(*task_id))
+        .filter_map(|task_id| problems.position(task_id))
+        .collect();
     // Only tests that are code can run in process; and only a canonical solution tells.
     let canonical_programs: Vec<Option<Program>> = positions
         .iter()
@@ -56,36 +72,33 @@ pub async fn decide(
                 .then(|| Program::new(&problem.code, &Candidate::Completion(solution.clone())))
         })
         .collect();
-    if canonical_programs.iter().all(Option::is_none) {
-        return Ok(Decided::default());
-    }
-    say!("running the canonical solutions of the problems with unjudgeable samples, to tell which fall back");
-    let canonical = canonical::run_programs(options.clone(), canonical_programs, 1, None, interrupt).await?;
-    let mut falls_back = BTreeSet::new();
-    let mut judgeable = BTreeSet::new();
-    for (&position, verdicts) in positions.iter().zip(&canonical) {
-        match verdicts.as_ref().and_then(|v| v.first()) {
-            Some(verdict) if verdict.status == Status::Unjudgeable => falls_back.insert(position),
-            Some(verdict) if verdict.status != Status::Infrastructure => judgeable.insert(position),
-            _ => false,
-        };
-    }
-    let mut decided = Decided {
-        in_process: falls_back.iter().map(|&p| problems.problems[p].task_id.clone()).collect(),
-        ..Decided::default()
-    };
-    let task_ids = |set: &BTreeSet<usize>| -> BTreeSet<String> {
-        set.iter().map(|&p| problems.problems[p].task_id.clone()).collect()
-    };
-    for index in recorded.samples_of(&task_ids(&judgeable)) {
-        if recorded.status_of(index) == Some(Status::Unjudgeable.as_str()) {
-            decided.own_doing.push(index);
+    let mut falls_back = decided_before;
+    if canonical_programs.iter().any(Option::is_some) {
+        say!("running the canonical solutions of the problems with unjudgeable samples, to tell which fall back");
+        let canonical = canonical::run_programs(options.clone(), canonical_programs, 1, None, interrupt).await?;
+        let mut judgeable = BTreeSet::new();
+        for (&position, verdicts) in positions.iter().zip(&canonical) {
+            let task_id = problems.problems[position].task_id.clone();
+            match verdicts.as_ref().and_then(|v| v.first()) {
+                Some(verdict) if verdict.status == Status::Unjudgeable => falls_back.insert(task_id),
+                Some(verdict) if verdict.status != Status::Infrastructure => judgeable.insert(task_id),
+                _ => false,
+            };
+        }
+        for index in recorded.samples_of(&judgeable) {
+            if recorded.status_of(index) == Some(Status::Unjudgeable.as_str()) {
+                let verdict = own_doing(&journal.detail(recorded, index)?);
+                journal.amend(recorded, index, &verdict, ("verdicts", json!("judge")))?;
+            }
         }
     }
-    if falls_back.is_empty() {
-        return Ok(decided);
+    // Every sample of a problem that falls back is judged in process, whatever it got
+    // in judge mode, but for those the journal already has so judged.
+    let indices: Vec<usize> =
+        recorded.samples_of(&falls_back).into_iter().filter(|&index| !recorded.is_in_process(index)).collect();
+    if indices.is_empty() {
+        return Ok(Fallback::Done);
     }
-    let indices = recorded.samples_of(&task_ids(&falls_back));
     say!(
         "judging {} samples of {} in process: their tests pass what cannot cross to another process",
         indices.len(),
@@ -94,15 +107,38 @@ pub async fn decide(
     let programs = samples::programs(&prepared.samples, problems, prepared.total, &indices, extract)?;
     let mut in_process = options.clone();
     in_process.verdicts = VerdictMode::InProcess;
-    let (order, programs): (Vec<usize>, Vec<Option<Program>>) =
-        programs.into_iter().map(|(index, program)| (index, Some(program))).unzip();
-    let verdicts = canonical::run_programs(in_process, programs, 1, None, interrupt).await?;
-    for (index, verdict) in order.into_iter().zip(verdicts) {
-        if let Some(verdict) = verdict.and_then(|v| v.into_iter().next()) {
-            decided.verdicts.push((index, verdict));
-        }
+    judge_in_process(in_process, programs, journal, recorded, interrupt).await?;
+    Ok(if interrupt.is_cancelled() { Fallback::Interrupted } else { Fallback::Done })
+}
+
+/// Runs `programs` (sample index, program) and records each verdict in the journal as
+/// it comes, so that an interrupt loses none that was decided.
+async fn judge_in_process(
+    options: PoolOptions,
+    programs: Vec<(usize, Program)>,
+    journal: &mut Journal,
+    recorded: &Recorded,
+    interrupt: &CancellationToken,
+) -> Result<(), CommandError> {
+    let pool = Pool::start(options).await?;
+    let (job_tx, job_rx) = mpsc::channel(programs.len() + 1);
+    let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
+    for (index, program) in programs {
+        job_tx.send(Job { program, tag: index, timeout: None }).await.expect("room for every job");
     }
-    Ok(decided)
+    drop(job_tx);
+    let mut written = Ok(());
+    let record = async {
+        while let Some((index, verdict)) = verdict_rx.recv().await {
+            if written.is_ok() {
+                written = journal.amend(recorded, index, &verdict, ("verdicts", json!("in-process")));
+            }
+        }
+    };
+    let (ran, ()) = tokio::join!(pool.run(job_rx, verdict_tx, interrupt.clone()), record);
+    ran?;
+    written?;
+    Ok(())
 }
 
 /// The verdict of a sample whose own answers made its tests unjudgeable, from the

@@ -41,6 +41,8 @@ struct Entry {
     status: u32,
     passed: bool,
     retried: bool,
+    /// Judged in process by the fallback (`"verdicts": "in-process"`).
+    in_process: bool,
     base_passed: Option<bool>,
     tests: Option<TestsPassed>,
 }
@@ -136,6 +138,7 @@ impl Recorded {
                 status: recorded.names.id(status),
                 passed: field("passed").and_then(Value::as_bool).unwrap_or(false),
                 retried: field("retried").and_then(Value::as_bool).unwrap_or(false),
+                in_process: field("verdicts").and_then(Value::as_str) == Some("in-process"),
                 base_passed: field("base_passed").and_then(Value::as_bool),
                 tests: field("tests").and_then(tests_passed),
             };
@@ -164,6 +167,21 @@ impl Recorded {
             .collect()
     }
 
+    /// Whether sample `index`'s line says the fallback judged it in process.
+    pub fn is_in_process(&self, index: usize) -> bool {
+        self.entries.get(index).is_some_and(|entry| entry.is_present() && entry.in_process)
+    }
+
+    /// The task ids of the problems with a sample judged in process: those the fallback
+    /// decided on.
+    pub fn judged_in_process(&self) -> std::collections::BTreeSet<String> {
+        self.entries
+            .iter()
+            .filter(|entry| entry.is_present() && entry.in_process)
+            .map(|entry| self.names.name(entry.task_id).to_owned())
+            .collect()
+    }
+
     /// Whether sample `index` has its verdict: a line marking a fault of the machine
     /// leaves it to be run again.
     pub fn is_decided(&self, index: usize) -> bool {
@@ -175,10 +193,15 @@ impl Recorded {
         (0..self.entries.len()).filter(|&index| self.is_decided(index)).count()
     }
 
-    /// Samples that timed out and were not run again, for `--retry-timeouts`.
+    /// Samples that timed out and were not run again, for `--retry-timeouts`. A retry
+    /// runs in judge mode, so a sample the fallback judged in process is not among them:
+    /// its verdict would be judge mode's under a line that says in process.
     pub fn unretried_timeouts(&self) -> Vec<usize> {
         (0..self.entries.len())
-            .filter(|&index| self.status(index) == Some(Status::Timeout.as_str()) && !self.entries[index].retried)
+            .filter(|&index| {
+                let entry = &self.entries[index];
+                self.status(index) == Some(Status::Timeout.as_str()) && !entry.retried && !entry.in_process
+            })
             .collect()
     }
 

@@ -403,26 +403,37 @@ impl Concluded {
                 stopped = Some(stop(errors, cause, recorded.decided()));
             }
         }
-        let mut in_process = Vec::new();
         let unjudgeable = tally.unjudgeable_problems();
-        if stopped.is_none() && options.fallback && !unjudgeable.is_empty() {
-            let decided =
-                fallback::decide(&pool_options, prepared, &recorded, options.extract, &unjudgeable, interrupt).await?;
-            for index in &decided.own_doing {
-                let verdict = fallback::own_doing(&journal.detail(&recorded, *index)?);
-                journal.amend(&recorded, *index, &verdict, ("verdicts", json!("judge")))?;
-            }
-            for (index, verdict) in &decided.verdicts {
-                journal.amend(&recorded, *index, verdict, ("verdicts", json!("in-process")))?;
-            }
+        let undecided = !recorded.judged_in_process().is_empty() || !unjudgeable.is_empty();
+        if stopped.is_none() && options.fallback && undecided {
+            let ended = fallback::decide(
+                &pool_options,
+                prepared,
+                &mut journal,
+                &recorded,
+                options.extract,
+                &unjudgeable,
+                interrupt,
+            )
+            .await?;
             recorded = journal.read(total)?;
             tally = recorded.tally();
-            in_process = decided.in_process;
-            if tally.infrastructure_errors() > 0 {
+            if ended == fallback::Fallback::Interrupted {
+                stopped = Some(Stopped::Interrupted { done: recorded.decided(), total, partial: partial.clone() });
+            } else if tally.infrastructure_errors() > 0 {
                 let cause = "see the `infrastructure` lines of the results".into();
                 stopped = Some(stop(tally.infrastructure_errors(), cause, recorded.decided()));
             }
         }
+        // The journal says which problems were judged in process, in whichever run.
+        let judged_in_process = recorded.judged_in_process();
+        let in_process: Vec<String> = prepared
+            .problems
+            .problems
+            .iter()
+            .filter(|problem| judged_in_process.contains(&problem.task_id))
+            .map(|problem| problem.task_id.clone())
+            .collect();
         if stopped.is_none() {
             journal.finish(&recorded)?;
             resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
