@@ -230,3 +230,19 @@ fn an_evalplus_line_of_hundreds_of_kilobytes_loads() {
     assert_eq!(results[0]["passed"], true, "{}", results[0]);
     assert_eq!(results[0]["phases"][1]["passed"], 20_000);
 }
+
+/// Guards against honest APPS programs failing with a NameError where APPS passes them:
+/// its harness (`run_test`, eval/testing_util.py) runs every program after imports of
+/// its own (`Counter`, `List`, `heapq`'s names, ...), called or on standard input, and
+/// so does passk.
+#[test]
+fn apps_programs_run_after_apps_own_imports() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = [
+        json!({"task_id": 4000, "solution": "a, b = map(int, input().split())\nprint(sum(Counter({'a': a, 'b': b}).values()))\n"}),
+        json!({"task_id": 4001, "solution": "class Solution:\n    def largest(self, xs: List[int]) -> int:\n        return nlargest(1, xs)[0]\n"}),
+    ];
+    let (_, results) = evaluate_set(dir.path(), &format_fixture("apps.jsonl"), &samples, &[]);
+    let statuses: Vec<&Value> = results.iter().map(|result| &result["status"]).collect();
+    assert_eq!(statuses, ["passed", "passed"], "{results:#?}");
+}

@@ -159,3 +159,40 @@ fn sandboxfusion_livecodebench_file_is_read_and_judged_as_livecodebench_judges_i
         }
     }
 }
+
+/// Honest programs for the three LiveCodeBench problems that use what LiveCodeBench's
+/// harness imports before every program (`import_string` in
+/// lcb_runner/evaluation/testing_util.py) without importing it: `List` of `typing` in a
+/// method's annotation, `stdin` of `sys`, `Counter` of `collections`.
+const PREAMBLE_SOLUTIONS: [(&str, &str); 3] = [
+    (
+        "1",
+        "data = stdin.read().split()\nt = int(data[0])\nfor s in data[1:1 + t]:\n    \
+         print('YES' if sum(a != b for a, b in zip(s, 'abc')) in (0, 2) else 'NO')\n",
+    ),
+    (
+        "10",
+        "class Solution:\n    def countSeniors(self, details: List[str]) -> int:\n        \
+         return sum(int(d[11:13]) > 60 for d in details)\n",
+    ),
+    (
+        "191",
+        "n = int(input())\ns = input().strip()\nc = Counter(s)\nif c['T'] != c['A']:\n    \
+         print('T' if c['T'] > c['A'] else 'A')\nelse:\n    print('A' if s[-1] == 'T' else 'T')\n",
+    ),
+];
+
+/// Guards against honest programs that LiveCodeBench passes failing with a NameError:
+/// its harness runs every program, called or on standard input, after its own imports,
+/// and so does passk, on the released file's standard-input and functional problems.
+#[test]
+fn livecodebench_programs_run_after_livecodebench_s_own_imports() {
+    let Some(dir) = stdio_benchmarks() else { return };
+    let file = dir.join("sandboxfusion_live_code_bench_v1_sample.jsonl");
+    let samples: Vec<Value> =
+        PREAMBLE_SOLUTIONS.iter().map(|(id, solution)| json!({"task_id": id, "solution": solution})).collect();
+    let (finished, results) = evaluate(&file, &samples);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let statuses: Vec<&Value> = results.iter().map(|result| &result["status"]).collect();
+    assert_eq!(statuses, ["passed", "passed", "passed"], "{results:#?}");
+}

@@ -124,6 +124,12 @@ impl Suite {
         self.data.get("check")?.get("setup")?.as_str()
     }
 
+    /// Code the suite's own harness puts before every program (LiveCodeBench's and
+    /// APPS's imports), which the candidate's process runs first.
+    pub fn preamble(&self) -> Option<&str> {
+        self.data.get("preamble")?.as_str()
+    }
+
     /// The function the test code of HumanEval-style tests defines and the harness calls
     /// with the candidate: `check`, unless named otherwise.
     pub fn check_call(&self) -> &str {
@@ -179,13 +185,16 @@ impl Program {
         };
         let judged = match &problem.tests {
             Tests::Check(suite) => suite.check_setup().map(|setup| format!("{candidate}\n{setup}")),
-            Tests::Calls(_) | Tests::Stdio(_) => None,
+            Tests::Calls(suite) | Tests::Stdio(suite) => {
+                suite.preamble().map(|preamble| format!("{preamble}{candidate}"))
+            }
         };
         Program { problem: problem.clone(), candidate, judged }
     }
 
-    /// What the candidate's process runs in judge mode: the prompt and completion, or
-    /// the solution, and the problem's setup code where it has some for the candidate.
+    /// What the candidate's process runs: the prompt and completion, or the solution;
+    /// after it the problem's setup code where it has some for the candidate (in judge
+    /// mode), or before it the suite's preamble where it has one.
     pub fn candidate_code(&self) -> &str {
         self.judged.as_deref().unwrap_or(&self.candidate)
     }

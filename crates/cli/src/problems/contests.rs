@@ -64,7 +64,7 @@ pub fn apps(
                     prompt: String::new(),
                     tests: calls(
                         &entry_point,
-                        "apps",
+                        Rule::Apps,
                         "arguments",
                         inputs,
                         expected,
@@ -231,7 +231,7 @@ pub fn sandboxfusion(
                     let count = inputs.len();
                     let tests = calls(
                         &entry_point,
-                        "livecodebench",
+                        Rule::Livecodebench,
                         "lines",
                         json!(inputs).to_string(),
                         json!(outputs).to_string(),
@@ -314,7 +314,8 @@ pub fn livecodebench(
         let entry_point = format!("Solution.{name}");
         let inputs = json!(cases.iter().map(|(input, _, _)| input).collect::<Vec<_>>()).to_string();
         let expected = json!(cases.iter().map(|(_, output, _)| output).collect::<Vec<_>>()).to_string();
-        let tests = calls(&entry_point, "livecodebench", "lines", inputs, expected, "json-texts", cases.len(), options);
+        let tests =
+            calls(&entry_point, Rule::Livecodebench, "lines", inputs, expected, "json-texts", cases.len(), options);
         ProblemCode { prompt: String::new(), tests, entry_point }
     } else {
         let tests: Vec<Test> = cases.into_iter().map(|(input, output, _)| Test { input, output }).collect();
@@ -385,7 +386,75 @@ impl Rule {
             Rule::Livecodebench => "livecodebench",
         }
     }
+
+    /// What the suite's harness puts before every program it runs, on standard input or
+    /// called: an honest program may use what it imports without importing it.
+    /// SandboxFusion runs CodeContests' programs as they are.
+    fn preamble(self) -> Option<String> {
+        match self {
+            Rule::Apps => Some(APPS_PREAMBLE.to_owned()),
+            Rule::CodeContests => None,
+            Rule::Livecodebench => Some(livecodebench_preamble()),
+        }
+    }
 }
+
+/// The modules LiveCodeBench's harness imports every name of, in its order, before the
+/// program (`import_string`, lcb_runner/evaluation/testing_util.py); it then imports
+/// each but `builtins` and `typing` by its own name, and raises the recursion limit.
+const LIVECODEBENCH_STAR_IMPORTS: [&str; 18] = [
+    "string",
+    "re",
+    "datetime",
+    "collections",
+    "heapq",
+    "bisect",
+    "copy",
+    "math",
+    "random",
+    "statistics",
+    "itertools",
+    "functools",
+    "operator",
+    "io",
+    "sys",
+    "json",
+    "builtins",
+    "typing",
+];
+
+fn livecodebench_preamble() -> String {
+    let mut text: String =
+        LIVECODEBENCH_STAR_IMPORTS.iter().map(|module| format!("from {module} import *\n")).collect();
+    for module in LIVECODEBENCH_STAR_IMPORTS.iter().filter(|module| !matches!(**module, "builtins" | "typing")) {
+        text.push_str(&format!("import {module}\n"));
+    }
+    text.push_str("sys.setrecursionlimit(50000)\n\n");
+    text
+}
+
+/// What APPS's harness puts before every program (`run_test`, eval/testing_util.py),
+/// but that numpy, which a sample's sandbox may not offer, is imported only where it
+/// can be: a program that uses `np` then fails where it could not run under APPS at all.
+const APPS_PREAMBLE: &str = "import sys
+import time
+import itertools
+from itertools import accumulate, product, permutations, combinations
+import collections
+from collections import Counter, OrderedDict, deque, defaultdict, ChainMap
+from functools import lru_cache
+import math
+from math import sqrt, sin, cos, tan, ceil, fabs, floor, gcd, exp, log, log2
+import fractions
+from typing import List, Tuple
+try:
+    import numpy as np
+except ImportError:
+    pass
+import random
+import heapq
+from heapq import *
+";
 
 /// A suite of standard-input tests, compared by `rule`.
 fn stdio(tests: &[Test], rule: Rule, options: &SetOptions) -> Tests {
@@ -395,6 +464,7 @@ fn stdio(tests: &[Test], rule: Rule, options: &SetOptions) -> Tests {
         "all": options.all_tests,
         "float_tolerance": options.float_tolerance,
         "checker": options.checker,
+        "preamble": rule.preamble(),
     });
     Tests::Stdio(Arc::new(Suite::new(data, tests.len(), None)))
 }
@@ -403,7 +473,7 @@ fn stdio(tests: &[Test], rule: Rule, options: &SetOptions) -> Tests {
 #[allow(clippy::too_many_arguments)]
 fn calls(
     entry_point: &str,
-    compare: &str,
+    rule: Rule,
     inputs_form: &str,
     inputs: String,
     expected: String,
@@ -415,7 +485,8 @@ fn calls(
     let timeout = limit * count as f64 + 1.0;
     let data = json!({
         "entry_point": entry_point,
-        "compare": compare,
+        "compare": rule.name(),
+        "preamble": rule.preamble(),
         "inputs_form": inputs_form,
         "record": false,
         "all": options.all_tests,
