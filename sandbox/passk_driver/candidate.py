@@ -204,9 +204,15 @@ def _resolve(namespace, entry_point):
     return namespace.get(method)
 
 
-def run_script(program):
+def run_script(program, exit_compared=False):
     """Standard-input mode: runs the program as `python3 program.py` would, on the test's
     input (descriptor 0); the exit status says how it ended. Never returns.
+
+    With `exit_compared`, a program that ends by `sys.exit` or `exit`, whatever their
+    code, ends as one that ran to its end (status 0), and what it printed is compared:
+    LiveCodeBench's and APPS's harnesses run the program in their own process, catch
+    SystemExit and compare the output (call_method in each testing_util.py). A program
+    gains nothing by ending so that it could not by catching its own exception.
 
     The program is written to PROGRAM_FILE in the sample's working directory and run
     there as the real `__main__` module: `__file__` and `sys.argv[0]` are its path, its
@@ -241,7 +247,7 @@ def run_script(program):
         code = compile(program, path, "exec")
         exec(code, main.__dict__)
     except SystemExit as exc:
-        status = _exit_status(exc.code)
+        status = 0 if exit_compared else _exit_status(exc.code)
     except BaseException:
         try:
             traceback.print_exc()

@@ -256,10 +256,10 @@ def _start_judged(request, context, scratch, cap, problem, entry_point):
     return Processes(Child(candidate_pid), out_r, err_r, judge_process.control.fileno(), b"", cap, judge_process)
 
 
-def _start_script(request, context, scratch, cap, stdin):
+def _start_script(request, context, scratch, cap, stdin, exit_compared):
     """A candidate process that runs the program as `__main__` on `stdin` (see
-    candidate.run_script). It writes no
-    record: how it ended and what it printed are all there is."""
+    candidate.run_script; `exit_compared` as there). It writes no record: how it ended
+    and what it printed are all there is."""
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     # Never written: the run is decided by the program's ending.
@@ -270,7 +270,8 @@ def _start_script(request, context, scratch, cap, stdin):
     while view:
         view = view[os.write(stdin_fd, view):]
     os.lseek(stdin_fd, 0, os.SEEK_SET)
-    pid = _fork_candidate(request, context, scratch, {0: stdin_fd, 1: out_w, 2: err_w}, candidate.run_script)
+    pid = _fork_candidate(request, context, scratch, {0: stdin_fd, 1: out_w, 2: err_w},
+                          lambda program: candidate.run_script(program, exit_compared))
     for fd in (out_w, err_w, stdin_fd):
         os.close(fd)
     return Processes(Child(pid), out_r, err_r, record_r, b"\0", cap)
@@ -558,12 +559,14 @@ def _run(request, context, cap, send_verdict):
 def _run_stdio(request, context, cap):
     """A standard-input problem: one run of the program per test, its output compared by
     the judge (see stdio.py)."""
+    suite_id, suite = context.suites.get(request["stdio"])
+    exit_compared = bool(suite.get("exit_compared"))
+
     def execute(stdin, timeout, output_cap):
         def start(scratch):
-            return _start_script(request, context, scratch, max(cap, output_cap), stdin)
+            return _start_script(request, context, scratch, max(cap, output_cap), stdin, exit_compared)
         return _execute(request, context, timeout, start, written=candidate.PROGRAM_FILE)
 
-    suite_id, suite = context.suites.get(request["stdio"])
     seq = request["seq"]
 
     def judged(index, got, first):

@@ -88,3 +88,41 @@ fn each_suite_compares_outputs_as_its_own_harness_does() {
         }
     }
 }
+
+/// Guards against programs that print the right answer and then end by `sys.exit` with
+/// a nonzero code failing as runtime errors where LiveCodeBench and APPS pass them: both
+/// harnesses run the program in their own process, catch SystemExit and compare what it
+/// printed (`call_method`, lcb_runner/evaluation/testing_util.py and APPS's
+/// eval/testing_util.py). SandboxFusion runs CodeContests' programs as processes, and a
+/// nonzero exit fails there. An exception other than SystemExit fails everywhere.
+#[test]
+fn an_exit_after_the_answer_is_compared_where_the_suite_compares_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let print = format!("import sys\nsys.stdout.write({EXPECTED:?})\n");
+    let endings: [(&str, [bool; 3]); 4] = [
+        ("sys.exit(1)\n", [true, false, true]),
+        ("sys.exit('bye')\n", [true, false, true]),
+        ("exit(3)\n", [true, false, true]),
+        ("raise ValueError('after the answer')\n", [false, false, false]),
+    ];
+    let samples: Vec<Value> =
+        endings.iter().map(|(ending, _)| json!({"task_id": "p", "solution": format!("{print}{ending}")})).collect();
+    let path = dir.path().join("samples.jsonl");
+    write_jsonl(&path, &samples);
+    for (column, problems) in problem_files(dir.path()).iter().enumerate() {
+        let results = dir.path().join(format!("{column}-results.jsonl"));
+        let finished = finish(
+            passk(["evaluate"])
+                .arg(&path)
+                .arg("--problems")
+                .arg(problems)
+                .args(["--k", "1", "--no-dedup", "--results"])
+                .arg(&results),
+        );
+        assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+        for ((ending, passes), result) in endings.iter().zip(read_jsonl(&results)) {
+            let expected = if passes[column] { "passed" } else { "failed" };
+            assert_eq!(result["status"], expected, "{}: {ending:?}: {}", problems.display(), result["detail"]);
+        }
+    }
+}

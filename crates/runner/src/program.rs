@@ -96,7 +96,7 @@ pub struct Suite {
 }
 
 /// What a driver keeps of a suite: how to call or run the candidate, and its limits.
-const DRIVER_FIELDS: [&str; 4] = ["entry_point", "all", "record", "unjudgeable"];
+const DRIVER_FIELDS: [&str; 5] = ["entry_point", "all", "record", "unjudgeable", "exit_compared"];
 const DRIVER_PHASE_FIELDS: [&str; 3] = ["name", "count", "timeout"];
 /// Bytes of output a program may print beyond twice the longest expected output; past
 /// that no answer can be right, and the rest is counted, not kept.

@@ -387,6 +387,14 @@ impl Rule {
         }
     }
 
+    /// Whether the suite's harness compares what a program printed when it ends by
+    /// `sys.exit`, whatever the code: LiveCodeBench's and APPS's run it in their own
+    /// process and catch SystemExit (`call_method` in each testing_util.py), where
+    /// SandboxFusion runs CodeContests' programs as processes and fails a nonzero exit.
+    fn compares_after_exit(self) -> bool {
+        matches!(self, Rule::Apps | Rule::Livecodebench)
+    }
+
     /// What the suite's harness puts before every program it runs, on standard input or
     /// called: an honest program may use what it imports without importing it.
     /// SandboxFusion runs CodeContests' programs as they are.
@@ -465,6 +473,7 @@ fn stdio(tests: &[Test], rule: Rule, options: &SetOptions) -> Tests {
         "float_tolerance": options.float_tolerance,
         "checker": options.checker,
         "preamble": rule.preamble(),
+        "exit_compared": rule.compares_after_exit(),
     });
     Tests::Stdio(Arc::new(Suite::new(data, tests.len(), None)))
 }
