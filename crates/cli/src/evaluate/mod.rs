@@ -404,8 +404,9 @@ impl Concluded {
             }
         }
         let unjudgeable = tally.unjudgeable_problems();
-        let undecided = !recorded.judged_in_process().is_empty() || !unjudgeable.is_empty();
-        if stopped.is_none() && options.fallback && undecided {
+        // A problem judged in process before an interrupt may have samples left to judge.
+        let fell_back_before = !recorded.judged_in_process().is_empty();
+        if stopped.is_none() && options.fallback && (fell_back_before || !unjudgeable.is_empty()) {
             let ended = fallback::decide(
                 &pool_options,
                 prepared,
