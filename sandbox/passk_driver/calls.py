@@ -58,6 +58,9 @@ class Phase:
             self.expected = json.loads(expected)
         else:
             self.expected = None
+        if self.equality == "apps" and self.expected is not None:
+            self.inputs = [_apps_arguments(arguments) for arguments in self.inputs]
+            self.expected = [_apps_expected(output) for output in self.expected]
         candidate_view, canonical_view = evalplus.views(evalplus.oracle(self.dataset, self.entry_point))
         self.view = canonical_view if self.record else candidate_view
 
@@ -67,6 +70,41 @@ class Phase:
         if self.equality == "apps":
             return _AppsCalls()
         return _ListsForTuples()
+
+
+def _int_keys(value):
+    """`value`, a dict, with each key made an int; None if a key is no int's text."""
+    try:
+        return {int(key): item for key, item in value.items()}
+    except (TypeError, ValueError):
+        return None
+
+
+def _apps_arguments(arguments):
+    """A test's arguments as APPS's run_test (eval/testing_util.py) passes them: JSON
+    makes a dict's keys text, so where the first argument is a dict whose keys are all
+    integers' text, the call gets that dict alone, its keys made ints (the test's other
+    arguments are dropped there too)."""
+    if type(arguments) is list and arguments and type(arguments[0]) is dict:
+        converted = _int_keys(arguments[0])
+        if converted is not None:
+            return [converted]
+    return arguments
+
+
+def _apps_expected(expected):
+    """A test's expected output as APPS's run_test compares it: a dict, or a list whose
+    first item is a dict, with keys that are all integers' text becomes a list of that
+    dict with int keys (which an answer equals as the list's first item)."""
+    if type(expected) is dict:
+        converted = _int_keys(expected)
+        if converted is not None:
+            expected = [converted]
+    if type(expected) is list and expected and type(expected[0]) is dict:
+        converted = _int_keys(expected[0])
+        if converted is not None:
+            expected = [converted]
+    return expected
 
 
 class _ListsForTuples:

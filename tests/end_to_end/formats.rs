@@ -246,3 +246,31 @@ fn apps_programs_run_after_apps_own_imports() {
     let statuses: Vec<&Value> = results.iter().map(|result| &result["status"]).collect();
     assert_eq!(statuses, ["passed", "passed"], "{results:#?}");
 }
+
+/// Guards against honest APPS programs that take or return a dict with integer keys
+/// failing where APPS passes them: JSON makes a dict's keys text, and APPS's `run_test`
+/// (eval/testing_util.py) makes them ints again, in a first argument that is a dict and
+/// in an expected output that is one.
+#[test]
+fn apps_calls_get_and_are_compared_with_integer_keys_as_apps_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("apps.jsonl");
+    let weighted = json!({"fn_name": "weighted", "inputs": [[{"1": 2, "3": 4}]], "outputs": [14]}).to_string();
+    let inverted = json!({"fn_name": "inverted", "inputs": [[[1, 2]]], "outputs": [{"2": 1}]}).to_string();
+    write_jsonl(
+        &problems,
+        &[
+            json!({"problem_id": 1, "input_output": weighted, "starter_code": "def weighted(counts):\n"}),
+            json!({"problem_id": 2, "input_output": inverted, "starter_code": "def inverted(pair):\n"}),
+        ],
+    );
+    let samples = [
+        json!({"task_id": 1, "solution": "def weighted(counts):\n    return sum(k * v for k, v in counts.items())\n"}),
+        json!({"task_id": 2, "solution": "def inverted(pair):\n    return {pair[1]: pair[0]}\n"}),
+        // Text keys are what JSON had, not what APPS passes or compares.
+        json!({"task_id": 2, "solution": "def inverted(pair):\n    return {str(pair[1]): pair[0]}\n"}),
+    ];
+    let (_, results) = evaluate_set(dir.path(), &problems, &samples, &["--no-dedup"]);
+    let statuses: Vec<&Value> = results.iter().map(|result| &result["status"]).collect();
+    assert_eq!(statuses, ["passed", "passed", "failed"], "{results:#?}");
+}
