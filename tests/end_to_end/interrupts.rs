@@ -568,3 +568,33 @@ fn a_run_interrupted_with_no_fallback_resumes_only_with_it() {
     let lines = read_jsonl(&results);
     assert!(lines.iter().all(|line| line["status"] == "unjudgeable" && line.get("verdicts").is_none()), "{lines:#?}");
 }
+
+/// Guards against a samples file made from earlier results, whose lines carry
+/// `"verdicts": "in-process"` and `"retried": true`, passing its marks off as this run's:
+/// the fallback took such a line for one of its own and would judge the problem's
+/// samples in process, and the results would say so of verdicts the judge decided.
+#[test]
+fn marks_of_how_a_verdict_was_reached_are_never_taken_from_the_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("problems.jsonl");
+    write_jsonl(
+        &problems,
+        &[json!({"task_id": "inc/0", "prompt": "def inc(x):\n", "entry_point": "inc",
+            "canonical_solution": "    return x + 1\n", "test": "def check(candidate):\n    assert candidate(1) == 2\n"})],
+    );
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(
+        &samples,
+        &[json!({"task_id": "inc/0", "completion": "    return x + 1\n", "verdicts": "in-process", "retried": true})],
+    );
+    let results = dir.path().join("results.jsonl");
+    let summary_path = dir.path().join("summary.json");
+    let extra = ["--summary", summary_path.to_str().unwrap()];
+    let finished = passk_tests::finish(&mut evaluate_falling_back(&problems, &samples, &results, &extra));
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert!(!finished.stderr.contains("in process"), "{}", finished.stderr);
+    let line = &read_jsonl(&results)[0];
+    assert_eq!(line["passed"], true, "{line}");
+    assert!(line.get("verdicts").is_none() && line.get("retried").is_none(), "{line}");
+    assert_eq!(summary(&summary_path)["run"]["judged_in_process"], json!([]));
+}

@@ -22,6 +22,9 @@ use serde_json::{Map, Value};
 use crate::output::{partial_path, record_verdict, LineWriter};
 use crate::report::{tests_passed, Outcome, Tally, TestsPassed};
 
+/// The fields of a results line that say how its verdict was reached (`amend`).
+const MARKS: [&str; 2] = ["verdicts", "retried"];
+
 /// One journal line.
 #[derive(Debug, Serialize, Deserialize)]
 struct Line {
@@ -258,8 +261,17 @@ impl Journal {
         self.writer.path()
     }
 
-    /// Records sample `index`'s verdict, on its own fields.
+    /// Records sample `index`'s verdict, on its own fields. The marks of how a verdict
+    /// was reached are passk's to write: a samples file made from earlier results may
+    /// carry them, and a `"verdicts": "in-process"` there would pass for the fallback's.
     pub fn record(&mut self, index: usize, mut fields: Map<String, Value>, verdict: &Verdict) -> std::io::Result<()> {
+        for mark in MARKS {
+            fields.remove(mark);
+        }
+        self.write(index, fields, verdict)
+    }
+
+    fn write(&mut self, index: usize, mut fields: Map<String, Value>, verdict: &Verdict) -> std::io::Result<()> {
         record_verdict(&mut fields, verdict);
         self.writer.write(&Line { sample: index, result: fields })?;
         Ok(())
@@ -282,7 +294,7 @@ impl Journal {
         let path = self.writer.path().to_owned();
         let mut line = self.line(recorded, index)?;
         line.result.insert(field.into(), value);
-        self.record(index, line.result, verdict).map_err(|source| JournalError::Write { path, source })
+        self.write(index, line.result, verdict).map_err(|source| JournalError::Write { path, source })
     }
 
     /// The `detail` of sample `index`'s line.
