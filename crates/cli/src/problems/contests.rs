@@ -52,32 +52,17 @@ pub fn apps(
         _ => None,
     };
     let starter = object.get("starter_code").and_then(Value::as_str).unwrap_or_default();
-    let tests = match tests.get("fn_name").and_then(Value::as_str) {
-        Some(name) => {
-            let entry_point =
-                if starter.contains("class Solution") { format!("Solution.{name}") } else { name.to_owned() };
-            let inputs = Value::Array(inputs).to_string();
-            let expected = Value::Array(outputs).to_string();
-            return Ok(Problem {
-                task_id,
-                code: Arc::new(ProblemCode {
-                    prompt: String::new(),
-                    tests: calls(
-                        &entry_point,
-                        Rule::Apps,
-                        "arguments",
-                        inputs,
-                        expected,
-                        "values",
-                        tests_len(&tests),
-                        options,
-                    ),
-                    entry_point,
-                }),
-                canonical_solution,
-                evalplus: None,
-            });
+    let code = match tests.get("fn_name").and_then(Value::as_str) {
+        Some(name) => Calls {
+            entry_point: entry_point(name, starter),
+            rule: Rule::Apps,
+            inputs_form: "arguments",
+            count: inputs.len(),
+            inputs: Value::Array(inputs).to_string(),
+            expected: Value::Array(outputs).to_string(),
+            expected_form: "values",
         }
+        .code(options),
         None => {
             let text = |value: &Value| match value {
                 Value::String(text) => Some(text.clone()),
@@ -97,16 +82,27 @@ pub fn apps(
             stdio(&tests, Rule::Apps, options)
         }
     };
-    Ok(Problem {
-        task_id,
-        code: Arc::new(ProblemCode { prompt: String::new(), tests, entry_point: String::new() }),
-        canonical_solution,
-        evalplus: None,
-    })
+    Ok(Problem { task_id, code: Arc::new(code), canonical_solution, evalplus: None })
 }
 
-fn tests_len(tests: &Value) -> usize {
-    tests.get("inputs").and_then(Value::as_array).map_or(0, Vec::len)
+/// The texts of list `name` in `group`, the field every contest format keeps its inputs
+/// and outputs in; `within` names where `group` sits in the field, for the message.
+fn texts(
+    group: &Value,
+    name: &str,
+    within: &str,
+    bad: &impl Fn(String) -> InputError,
+) -> Result<Vec<String>, InputError> {
+    let items =
+        group.get(name).and_then(Value::as_array).ok_or_else(|| bad(format!("{within}has no list `{name}`")))?;
+    items
+        .iter()
+        .map(|item| {
+            item.as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| bad(format!("{within}`{name}` holds a value that is not text")))
+        })
+        .collect()
 }
 
 /// CodeContests: public, private and generated tests, each `{input: [...], output: [...]}`.
@@ -120,24 +116,10 @@ pub fn code_contests(
     let mut tests = Vec::new();
     for field in ["public_tests", "private_tests", "generated_tests"] {
         let Some(group) = object.get(field) else { continue };
-        let bad =
-            |message: &str| InputError::Field { path: source.to_owned(), line, field, message: message.to_owned() };
-        let strings = |name: &str| -> Result<Vec<String>, InputError> {
-            group
-                .get(name)
-                .and_then(Value::as_array)
-                .ok_or_else(|| bad(&format!("has no list `{name}`")))?
-                .iter()
-                .map(|item| {
-                    item.as_str()
-                        .map(str::to_owned)
-                        .ok_or_else(|| bad(&format!("`{name}` holds a value that is not text")))
-                })
-                .collect()
-        };
-        let (inputs, outputs) = (strings("input")?, strings("output")?);
+        let bad = |message: String| InputError::Field { path: source.to_owned(), line, field, message };
+        let (inputs, outputs) = (texts(group, "input", "", &bad)?, texts(group, "output", "", &bad)?);
         if inputs.len() != outputs.len() {
-            return Err(bad("has as many inputs as outputs"));
+            return Err(bad(format!("has {} inputs but {} outputs", inputs.len(), outputs.len())));
         }
         tests.extend(inputs.into_iter().zip(outputs).map(|(input, output)| Test { input, output }));
     }
@@ -155,11 +137,7 @@ pub fn code_contests(
         let at = languages.iter().position(|language| language.as_u64() == Some(CODE_CONTESTS_PYTHON3))?;
         texts.get(at)?.as_str().map(str::to_owned)
     });
-    let code = Arc::new(ProblemCode {
-        prompt: String::new(),
-        tests: stdio(&tests, Rule::CodeContests, options),
-        entry_point: String::new(),
-    });
+    let code = Arc::new(stdio(&tests, Rule::CodeContests, options));
     Ok(Problem { task_id, code, canonical_solution, evalplus: None })
 }
 
@@ -192,11 +170,7 @@ pub fn sandboxfusion(
             if tests.is_empty() {
                 return Err(bad("holds no cases".into()));
             }
-            ProblemCode {
-                prompt: String::new(),
-                tests: stdio(&tests, Rule::CodeContests, options),
-                entry_point: String::new(),
-            }
+            stdio(&tests, Rule::CodeContests, options)
         }
         Ok(_) => return Err(bad("is JSON but not a list of cases".into())),
         Err(_) => {
@@ -208,47 +182,29 @@ pub fn sandboxfusion(
                 .ok_or_else(|| bad("holds no `input_output` text".into()))?;
             let tests: Value = serde_json::from_str(input_output)
                 .map_err(|error| bad(format!("holds `input_output` that is not JSON: {error}")))?;
-            let list = |name: &str| -> Result<Vec<String>, InputError> {
-                tests
-                    .get(name)
-                    .and_then(Value::as_array)
-                    .ok_or_else(|| bad(format!("holds `input_output` with no list `{name}`")))?
-                    .iter()
-                    .map(|item| {
-                        item.as_str().map(str::to_owned).ok_or_else(|| bad(format!("holds `{name}` that are not text")))
-                    })
-                    .collect()
-            };
-            let (inputs, outputs) = (list("inputs")?, list("outputs")?);
+            let within = "`input_output` ";
+            let (inputs, outputs) = (texts(&tests, "inputs", within, &bad)?, texts(&tests, "outputs", within, &bad)?);
             if inputs.len() != outputs.len() || inputs.is_empty() {
                 return Err(bad(format!("holds {} inputs and {} outputs", inputs.len(), outputs.len())));
             }
             match tests.get("fn_name").and_then(Value::as_str) {
                 Some(name) => {
                     let content = object.get("content").and_then(Value::as_str).unwrap_or_default();
-                    let entry_point =
-                        if content.contains("class Solution") { format!("Solution.{name}") } else { name.to_owned() };
-                    let count = inputs.len();
-                    let tests = calls(
-                        &entry_point,
-                        Rule::Livecodebench,
-                        "lines",
-                        json!(inputs).to_string(),
-                        json!(outputs).to_string(),
-                        "json-texts",
-                        count,
-                        options,
-                    );
-                    ProblemCode { prompt: String::new(), tests, entry_point }
+                    Calls {
+                        entry_point: entry_point(name, content),
+                        rule: Rule::Livecodebench,
+                        inputs_form: "lines",
+                        count: inputs.len(),
+                        inputs: json!(inputs).to_string(),
+                        expected: json!(outputs).to_string(),
+                        expected_form: "json-texts",
+                    }
+                    .code(options)
                 }
                 None => {
                     let tests: Vec<Test> =
                         inputs.into_iter().zip(outputs).map(|(input, output)| Test { input, output }).collect();
-                    ProblemCode {
-                        prompt: String::new(),
-                        tests: stdio(&tests, Rule::Livecodebench, options),
-                        entry_point: String::new(),
-                    }
+                    stdio(&tests, Rule::Livecodebench, options)
                 }
             }
         }
@@ -311,19 +267,19 @@ pub fn livecodebench(
             field: "metadata",
             message: "functional tests need `func_name` in the metadata".into(),
         })?;
-        let entry_point = format!("Solution.{name}");
-        let inputs = json!(cases.iter().map(|(input, _, _)| input).collect::<Vec<_>>()).to_string();
-        let expected = json!(cases.iter().map(|(_, output, _)| output).collect::<Vec<_>>()).to_string();
-        let tests =
-            calls(&entry_point, Rule::Livecodebench, "lines", inputs, expected, "json-texts", cases.len(), options);
-        ProblemCode { prompt: String::new(), tests, entry_point }
+        Calls {
+            entry_point: format!("Solution.{name}"),
+            rule: Rule::Livecodebench,
+            inputs_form: "lines",
+            inputs: json!(cases.iter().map(|(input, _, _)| input).collect::<Vec<_>>()).to_string(),
+            expected: json!(cases.iter().map(|(_, output, _)| output).collect::<Vec<_>>()).to_string(),
+            expected_form: "json-texts",
+            count: cases.len(),
+        }
+        .code(options)
     } else {
         let tests: Vec<Test> = cases.into_iter().map(|(input, output, _)| Test { input, output }).collect();
-        ProblemCode {
-            prompt: String::new(),
-            tests: stdio(&tests, Rule::Livecodebench, options),
-            entry_point: String::new(),
-        }
+        stdio(&tests, Rule::Livecodebench, options)
     };
     Ok(Problem { task_id, code: Arc::new(code), canonical_solution: None, evalplus: None })
 }
@@ -464,8 +420,8 @@ import heapq
 from heapq import *
 ";
 
-/// A suite of standard-input tests, compared by `rule`.
-fn stdio(tests: &[Test], rule: Rule, options: &SetOptions) -> Tests {
+/// A problem of standard-input tests, compared by `rule`.
+fn stdio(tests: &[Test], rule: Rule, options: &SetOptions) -> ProblemCode {
     let data = json!({
         "tests": tests.iter().map(|test| json!({"input": test.input, "output": test.output})).collect::<Vec<_>>(),
         "compare": rule.name(),
@@ -475,42 +431,58 @@ fn stdio(tests: &[Test], rule: Rule, options: &SetOptions) -> Tests {
         "preamble": rule.preamble(),
         "exit_compared": rule.compares_after_exit(),
     });
-    Tests::Stdio(Arc::new(Suite::new(data, tests.len(), None)))
+    let tests = Tests::Stdio(Arc::new(Suite::new(data, tests.len(), None)));
+    ProblemCode { prompt: String::new(), tests, entry_point: String::new() }
 }
 
-/// A suite of calls with expected outputs given by the suite.
-#[allow(clippy::too_many_arguments)]
-fn calls(
-    entry_point: &str,
+/// The entry point of function `name`: a method of the candidate's `Solution` when the
+/// problem's own text (its starter code) declares that class.
+fn entry_point(name: &str, text: &str) -> String {
+    if text.contains("class Solution") {
+        format!("Solution.{name}")
+    } else {
+        name.to_owned()
+    }
+}
+
+/// A problem of calls whose expected outputs the suite gives, in the forms the judge
+/// reads them (`calls.py`).
+struct Calls {
+    entry_point: String,
     rule: Rule,
-    inputs_form: &str,
+    inputs_form: &'static str,
     inputs: String,
     expected: String,
-    expected_form: &str,
+    expected_form: &'static str,
     count: usize,
-    options: &SetOptions,
-) -> Tests {
-    let limit = options.timeout.as_secs_f64();
-    let timeout = limit * count as f64 + 1.0;
-    let data = json!({
-        "entry_point": entry_point,
-        "compare": rule.name(),
-        "preamble": rule.preamble(),
-        "inputs_form": inputs_form,
-        "record": false,
-        "all": options.all_tests,
-        "phases": [{
-            "name": "tests",
-            "inputs": inputs,
-            "count": count,
-            "expected": expected,
-            "expected_form": expected_form,
-            "limits": vec![limit; count],
-            "limit_rule": "",
-            "timeout": timeout,
-        }],
-    });
-    Tests::Calls(Arc::new(Suite::new(data, 1, Some(Duration::from_secs_f64(timeout)))))
+}
+
+impl Calls {
+    fn code(self, options: &SetOptions) -> ProblemCode {
+        let count = self.count;
+        let limit = options.timeout.as_secs_f64();
+        let timeout = limit * count as f64 + 1.0;
+        let data = json!({
+            "entry_point": self.entry_point,
+            "compare": self.rule.name(),
+            "preamble": self.rule.preamble(),
+            "inputs_form": self.inputs_form,
+            "record": false,
+            "all": options.all_tests,
+            "phases": [{
+                "name": "tests",
+                "inputs": self.inputs,
+                "count": count,
+                "expected": self.expected,
+                "expected_form": self.expected_form,
+                "limits": vec![limit; count],
+                "limit_rule": "",
+                "timeout": timeout,
+            }],
+        });
+        let tests = Tests::Calls(Arc::new(Suite::new(data, 1, Some(Duration::from_secs_f64(timeout)))));
+        ProblemCode { prompt: String::new(), tests, entry_point: self.entry_point }
+    }
 }
 
 #[cfg(test)]
