@@ -338,8 +338,8 @@ def modules_of_the_judge(defined, problem_imports):
             module = wire.standard_module(module_name)
             if module is None and _installed(module_name):
                 try:
-                    module = importlib.import_module(module_name)
-                except BaseException:
+                    module = wire.import_named(module_name)
+                except wire.Malformed:
                     module = None
             if module is None:
                 shown = wire.shorten(module_name, 80)

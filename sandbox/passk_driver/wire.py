@@ -450,11 +450,9 @@ def _by_name_allowed(module, qualname):
 def _resolve(module, qualname):
     """What `module.qualname` names here: a standard-library object, imported by this
     process itself."""
-    import importlib
-
     if not _by_name_allowed(module, qualname):
         raise Malformed(f"{shorten(module, 60)}.{shorten(qualname, 60)} does not cross by name")
-    value = importlib.import_module(module)
+    value = import_named(module)
     for part in qualname.split("."):
         # Public names only: a private one or a dunder (`__globals__`) would reach the
         # receiver's own internals.
@@ -475,14 +473,32 @@ def standard_module(name):
 
 def _import_module(name):
     """A standard-library module, imported here."""
+    if not _is_standard(name):
+        raise Malformed(f"{shorten(name, 60)} is not a standard-library module")
+    return import_named(name)
+
+
+def import_named(name):
+    """Module `name`, imported here on the other side's word; Malformed if it may not be.
+    A module already imported is given as it is. Any other must be public in every part:
+    a private module or a package's `__main__` may run code on import, and
+    `unittest.__main__` runs unittest's discovery from the working directory, which
+    imports whatever test files the candidate left there. A private top-level module
+    (`_heapq`, where `heapq.heappush` says it lives) is a library. Whatever the import
+    raises, `SystemExit` included, refuses the name rather than ending this process."""
     import importlib
 
-    if not _is_standard(name) or not all(part.isidentifier() for part in name.split(".")):
-        raise Malformed(f"{shorten(name, 60)} is not a standard-library module")
+    parts = name.split(".")
+    if not all(part.isidentifier() for part in parts) or name == "__main__":
+        raise Malformed(f"{shorten(name, 60)} is not a module's name")
+    if name in sys.modules:
+        return sys.modules[name]
+    if parts[0].startswith("__") or any(part.startswith("_") for part in parts[1:]):
+        raise Malformed(f"module {shorten(name, 60)} is private and is not imported on the candidate's word")
     try:
         return importlib.import_module(name)
-    except ImportError as error:
-        raise Malformed(f"module {shorten(name, 60)} cannot be imported: {error}") from None
+    except BaseException as error:
+        raise Malformed(f"module {shorten(name, 60)} cannot be imported: {type(error).__name__}: {error}") from None
 
 
 _N, _T, _F, _I, _D, _C, _S, _B = b"NTFIDCSB"

@@ -75,3 +75,39 @@ fn a_module_only_the_candidate_imports_is_the_judges_own_or_refused() {
     let detail = judged[2]["detail"].as_str().unwrap();
     assert!(detail.contains("np") && detail.contains("fake_numpy"), "{detail}");
 }
+
+/// What a cheat leaves where unittest's discovery looks (the judge's working directory
+/// is `/`, and `/tmp` is the candidate's): a test module that, once imported in the
+/// judge, turns every failing record into a pass.
+const POISON: &str = "import os, types\nopen('/tmp/__init__.py', 'w').close()\nwith open('/tmp/test_poison.py', 'w') as f:\n    f.write('import sys\\nsys.exit = lambda *a, **k: None\\nm = sys.modules[\"passk_driver.judge\"]\\nold = m.Record.__init__\\ndef init(self, status, detail, result, extra=None):\\n    old(self, \"passed\", \"\", \"passed\", extra)\\nm.Record.__init__ = init\\n')\n";
+
+/// Guards against the judge importing a module on the candidate's word whose import runs
+/// code: `unittest.__main__` runs unittest's discovery from the judge's working
+/// directory, which imported a test file the candidate wrote to `/tmp` into the judge,
+/// and from there every later sample of that judge passed. The candidate named it as a
+/// module the tests use (`Pair`) and as a module it returned; both fail, and so do the
+/// wrong samples the same judge sees next.
+#[test]
+fn a_module_named_by_the_candidate_never_runs_code_in_the_judge() {
+    let problem = json!({"task_id": "pair/0", "prompt": "import types\n", "entry_point": "first",
+        "canonical_solution": "def first(pair):\n    return pair.a\n\nclass Pair:\n    def __init__(self, a, b):\n        self.a = a\n        self.b = b\n",
+        "test": "def check(candidate):\n    assert candidate(Pair(1, 2)) == 1\n    assert candidate(Pair(5, 0)) == 5\n"});
+    let as_used_name =
+        format!("{POISON}def first(pair):\n    return 0\n\nPair = types.ModuleType('unittest.__main__')\n");
+    let as_answer = format!("{POISON}def first(pair):\n    return types.ModuleType('unittest.__main__')\n\nclass Pair:\n    def __init__(self, a, b):\n        self.a = a\n");
+    let wrong = "def first(pair):\n    return None\n\nclass Pair:\n    def __init__(self, a, b):\n        self.a = a\n";
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("problems.jsonl");
+    passk_tests::write_jsonl(&problems, &[problem]);
+    for cheat in [as_used_name, as_answer] {
+        let samples: Vec<_> = [cheat.as_str(), wrong, wrong, wrong]
+            .iter()
+            .map(|completion| json!({"task_id": "pair/0", "completion": completion}))
+            .collect();
+        let (_, results) = passk_tests::evaluate_set(dir.path(), &problems, &samples, &["--jobs", "1", "--no-dedup"]);
+        let passed: Vec<_> = results.iter().map(|result| result["passed"] == true).collect();
+        assert_eq!(passed, [false; 4], "{results:#?}");
+        // Each fails on its answer, not on something that would fail an honest sample too.
+        assert!(results[1..].iter().all(|result| result["detail"].as_str().unwrap().contains("None")), "{results:#?}");
+    }
+}

@@ -12,12 +12,17 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "sandbox"))
-from passk_driver import handles, judge  # noqa: E402
+from passk_driver import handles, judge, wire  # noqa: E402
 
 
 def module_handle(name):
     """A handle, as the judge receives it, to a module of the candidate's named `name`."""
     return handles.Handle(handles.JudgeHandles(None), 0, "module", name, type(sys))
+
+
+def module_named(name):
+    """A module object of the candidate's that says it is `name`."""
+    return type(sys)(name)
 
 
 class ImportedNames(unittest.TestCase):
@@ -50,6 +55,23 @@ class ModulesOfTheJudge(unittest.TestCase):
             self.assertIn(name, record.detail)
         self.assertNotIn("antigravity", sys.modules)
         self.assertNotIn("this", sys.modules)
+
+    def test_a_module_that_runs_code_on_import_is_never_imported(self):
+        # Guards against `unittest.__main__`, which runs unittest's discovery from the
+        # working directory on import: named as the candidate's module or sent as a
+        # value, it imported test files the candidate wrote into the judge.
+        for name in ("unittest.__main__", "json.__main__", "__main__", "__hello__", "email._parseaddr"):
+            record = judge.modules_of_the_judge({"Pair": module_handle(name)}, {})
+            self.assertIsInstance(record, judge.Record, name)
+            self.assertEqual(record.status, "failed", name)
+            try:
+                frame = wire.encode(module_named(name))
+            except wire.NotPlainData:
+                continue
+            with self.assertRaises(wire.Malformed, msg=name):
+                wire.decode(frame)
+        self.assertNotIn("unittest.__main__", sys.modules)
+        self.assertNotIn("json.__main__", sys.modules)
 
     def test_a_class_or_object_of_the_candidates_stays_a_handle(self):
         handle = handles.Handle(handles.JudgeHandles(None), 1, "class", "Pair", type)
