@@ -66,6 +66,15 @@ def _descendants(spared):
     return found
 
 
+def _read_children(fd):
+    """The pids in a list of children, read from its start."""
+    data, at = b"", 0
+    while chunk := os.pread(fd, 4096, at):
+        data += chunk
+        at += len(chunk)
+    return [int(child) for child in data.split()]
+
+
 def _children(pid):
     """A process's children, from the kernel's list, or None where the kernel keeps none."""
     # Unbuffered: this runs after every sample, and a file object costs several times
@@ -75,14 +84,32 @@ def _children(pid):
     except OSError:
         return None
     try:
-        data = b""
-        while chunk := os.read(fd, 4096):
-            data += chunk
+        return _read_children(fd)
     except OSError:
         return None
     finally:
         os.close(fd)
-    return [int(child) for child in data.split()]
+
+
+class OwnChildren:
+    """The driver's own list of children, read after every sample: kept open, since the
+    driver's pid never changes, and read again from its start each time."""
+
+    def __init__(self):
+        pid = os.getpid()
+        try:
+            self.fd = os.open(f"/proc/{pid}/task/{pid}/children", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            self.fd = None
+
+    def read(self):
+        """The driver's children, or None where the kernel keeps no such list."""
+        if self.fd is None:
+            return None
+        try:
+            return _read_children(self.fd)
+        except OSError:
+            return None
 
 
 def _sigkill(pids):
@@ -101,13 +128,13 @@ def kill_group(pid):
         pass
 
 
-def _strays(spared):
+def _strays(spared, own_children):
     """What a sample may have left running: the driver's children but `spared` (the
     judge), and the judge's children, which are orphans of candidates where the judge
     is their namespace's init. Killing them sends their own children to the driver (a
     subreaper) or the judge, and so to the next look."""
     driver = os.getpid()
-    children = _children(driver)
+    children = own_children.read()
     if children is not None:
         strays = [child for child in children if child != spared]
         if spared is not None:
@@ -118,11 +145,12 @@ def _strays(spared):
     return _descendants(spared)
 
 
-def kill_strays(spared):
+def kill_strays(spared, own_children):
     """Kills whatever a sample left running: every process below the driver but
-    `spared` (the judge, kept across samples). Returns once none is left."""
+    `spared` (the judge, kept across samples), found from `own_children` (the driver's
+    OwnChildren) where the kernel lists them. Returns once none is left."""
     while True:
-        strays = _strays(spared)
+        strays = _strays(spared, own_children)
         if not strays:
             return
         _sigkill(strays)
@@ -166,24 +194,51 @@ def kill_everything_below():
 _SOCKET_COUNTS = (b"inuse", b"tw")
 
 
-def network_used():
-    """Whether this network namespace holds any internet socket (in use, or in
-    TIME_WAIT after its process is gone)."""
-    for name in ("/proc/net/sockstat", "/proc/net/sockstat6"):
+class SocketCounts:
+    """The counts of internet sockets of the driver's network namespace, read after every
+    sample. The files are kept open, and read again from their start: an open file goes
+    on counting the namespace it was opened in, so they are opened again in each new
+    one (`reopen`)."""
+
+    NAMES = ("/proc/net/sockstat", "/proc/net/sockstat6")
+
+    def __init__(self):
+        self.fds = ()
+        self.reopen()
+
+    def reopen(self):
+        """Opens the files of the driver's present network namespace."""
+        for fd in self.fds:
+            if fd is not None:
+                os.close(fd)
+        self.fds = tuple(self._open(name) for name in self.NAMES)
+
+    @staticmethod
+    def _open(name):
         try:
-            with open(name, "rb") as counts:
-                lines = counts.read().splitlines()
+            return os.open(name, os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
-            return True
-        for line in lines:
-            protocol, _, fields = line.partition(b":")
-            if protocol == b"sockets":
-                continue
-            words = fields.split()
-            for key, value in zip(words[::2], words[1::2]):
-                if key in _SOCKET_COUNTS and value != b"0":
-                    return True
-    return False
+            return None
+
+    def used(self):
+        """Whether the namespace holds any internet socket (in use, or in TIME_WAIT after
+        its process is gone); a count that cannot be read says yes."""
+        for fd in self.fds:
+            if fd is None:
+                return True
+            try:
+                lines = os.pread(fd, 4096, 0).splitlines()
+            except OSError:
+                return True
+            for line in lines:
+                protocol, _, fields = line.partition(b":")
+                if protocol == b"sockets":
+                    continue
+                words = fields.split()
+                for key, value in zip(words[::2], words[1::2]):
+                    if key in _SOCKET_COUNTS and value != b"0":
+                        return True
+        return False
 
 
 def remove_shared_memory():

@@ -467,7 +467,7 @@ def _execute(request, context, timeout, start, decided=None, written=None):
     if decided is not None and fields is not None:
         decided(execution)
     processes.finish()
-    cleanup.kill_strays(spared=context.judge.pid)
+    cleanup.kill_strays(context.judge.pid, context.own_children)
     if group is not None:
         group.empty(spared=context.judge.pid)
     if written is not None:
@@ -494,12 +494,13 @@ def _execute(request, context, timeout, start, decided=None, written=None):
         cleanup.clear_scratch(scratch)
     if fresh_mounts is not None:
         fresh_mounts.renew()
-    if context.network_namespace_per_sample and cleanup.network_used():
+    if context.socket_counts is not None and context.socket_counts.used():
         # A new network namespace for the next sample, where this one left sockets
         # (TIME_WAIT entries outlive their processes, with ports and addresses of their
         # choosing, for a later sample to read).
         confine.unshare(confine.CLONE_NEWNET)
         confine.loopback_up()
+        context.socket_counts.reopen()
     if context.ipc_namespace_per_sample:
         # The next run's IPC namespace, made after this one's verdict is in: what it
         # left in its own (SysV shared memory, queues, semaphores, POSIX queues) goes

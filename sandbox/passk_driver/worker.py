@@ -56,6 +56,8 @@ class Context:
         self.syscall_filter = seccomp.available(self.nested) if isolate else None
         self.ipc_namespace_per_sample = self.nested and _fresh_ipc_namespace()
         self.network_namespace_per_sample = self.nested and _fresh_network_namespace()
+        self.socket_counts = cleanup.SocketCounts() if self.network_namespace_per_sample else None
+        self.own_children = cleanup.OwnChildren()
         self.judge = JudgeProcess(judge_link_fd)
         self.suites = Suites()
         self.sources = Sources()
@@ -145,7 +147,11 @@ def _fresh_mounts(scratch_root, size):
 def _send(fd, message):
     # Any string in a message may hold what a candidate wrote, lone surrogates too, which
     # no JSON reader takes: each becomes U+FFFD, wherever in the message it is.
-    data = (sample.clean(json.dumps(message, ensure_ascii=False)) + "\n").encode()
+    text = json.dumps(message, ensure_ascii=False) + "\n"
+    try:
+        data = text.encode()
+    except UnicodeEncodeError:
+        data = sample.clean(text).encode()
     while data:
         data = data[os.write(fd, data):]
 
