@@ -20,6 +20,8 @@ import sys
 import time
 
 from . import evalplus, judge, wire
+from . import expected as expected_outputs
+from .expected import ExpectedOutputs, stored
 
 # Arguments and answers shown in a failure's detail are cut to this many characters.
 SHOWN = 200
@@ -49,13 +51,13 @@ class Phase:
         self.inputs = evalplus.rebuild_inputs(self.dataset, spec.get("task"), inputs)
         expected = spec.get("expected")
         if type(expected) is str and spec.get("expected_form") == "base64":
-            self.expected = wire.decode(base64.b64decode(expected))
+            self.expected = ExpectedOutputs(wire.decode(base64.b64decode(expected)))
         elif type(expected) is list and spec.get("expected_form") == "base64-each":
-            self.expected = [wire.decode(base64.b64decode(output)) for output in expected]
+            self.expected = ExpectedOutputs.recorded([base64.b64decode(output) for output in expected])
         elif type(expected) is str and spec.get("expected_form") == "json-texts":
-            self.expected = [json.loads(text) for text in json.loads(expected)]
+            self.expected = ExpectedOutputs([json.loads(text) for text in json.loads(expected)])
         elif type(expected) is str:
-            self.expected = json.loads(expected)
+            self.expected = ExpectedOutputs(json.loads(expected))
         else:
             self.expected = None
         if self.equality == "apps" and self.expected is not None:
@@ -166,13 +168,17 @@ class _Tally:
 
     def fail(self, index, arguments, outcome, expected=None):
         """The detail of input `index`'s failure; the first failure is kept for the record,
-        and what was expected of it is sealed for the harness (see harness_link.py)."""
+        and what was expected of it (`expected()`, the value) is sealed for the harness
+        (see harness_link.py)."""
         detail = f"{self.where(index)}: {self.phase.entry_point}({_shown(arguments)[1:-1]}) {outcome}"
         if self.failure is None:
             self.failure = {"phase": self.phase.name, "input": index, "arguments": _shown(arguments),
                             "outcome": outcome}
             if expected is not None:
-                shown = _shown(expected[index])
+                try:
+                    shown = _shown(expected())
+                except wire.TooLarge:
+                    shown = "<an output too large to show>"
                 self.seal(shown, f", expected {shown}")
                 self.failure["sealed"] = True
             self.first_detail = detail
@@ -181,6 +187,31 @@ class _Tally:
 
 def _record(tally, status, detail, result):
     return judge.Record(status, detail, result, tally.extra())
+
+
+_TOO_LARGE = object()
+
+
+def _returned(raw):
+    """The encoding of the value in an answer's frame, without decoding it: the frame is
+    the encoding of ("return", value), whose value's bytes come last. None for a frame
+    that is not such an answer. (The frame may come as bytes, a bytearray or a memoryview.)"""
+    view = memoryview(raw)
+    if view[:len(_RETURN_PREFIX)] != _RETURN_PREFIX:
+        return None
+    return view[len(_RETURN_PREFIX):]
+
+
+def _same_bytes(phase, comparison, index, raw, budget):
+    """Whether the answer in frame `raw` passes for being its expected output's very bytes
+    (see expected.py), EvalPlus's tolerance set as comparing them by value would."""
+    if phase.expected is None or not isinstance(comparison, evalplus.Comparison) or comparison.oracle is not None:
+        return False
+    returned = _returned(raw)
+    if returned is None or not phase.expected.equal_bytes(index, returned, budget):
+        return False
+    comparison.judged_unseen(phase.expected.is_floats(index, budget))
+    return True
 
 
 def judge_phase(phase, channel, seal, record=None):
@@ -222,7 +253,8 @@ def judge_phase(phase, channel, seal, record=None):
         try:
             channel.send(payload)
             started = time.monotonic()
-            raw = channel.receive(started + limit if limit else None)
+            deadline = started + limit if limit else None
+            raw = wire.whole_answer(channel, channel.receive(deadline), deadline)
             elapsed = time.monotonic() - started
         except wire.TimedOut:
             detail = tally.fail(index, arguments, f"was still running after {limit:g} s{phase.limit_rule}")
@@ -233,6 +265,14 @@ def judge_phase(phase, channel, seal, record=None):
             return _record(tally, *judge.unreadable(str(error)).fields()[:3])
         if raw is None:
             return _record(tally, judge.GONE, "", "")
+        if phase.record and len(raw) > expected_outputs.LARGE and _returned(raw) is not None:
+            # Recorded as it came: an answer of a gigabyte is never built here.
+            record(index, stored(_returned(raw)), elapsed)
+            tally.passed += 1
+            continue
+        if not phase.record and _same_bytes(phase, comparison, index, raw, channel.budget):
+            tally.passed += 1
+            continue
         try:
             answer = wire.decode(raw, channel.budget)
         except wire.TooLarge as error:
@@ -256,19 +296,23 @@ def judge_phase(phase, channel, seal, record=None):
             return _record(tally, *judge.unreadable("not an answer").fields()[:3])
         got = answer[1]
         if phase.record:
-            # The answer's own bytes, without decoding it again: an answer's frame is the
-            # encoding of ("return", value), whose value's bytes come last.
-            # (The frame may come as bytes or a memoryview.)
-            if bytes(raw[:len(_RETURN_PREFIX)]) == _RETURN_PREFIX:
-                record(index, bytes(raw[len(_RETURN_PREFIX):]), elapsed)
-            else:
-                record(index, wire.encode(got), elapsed)
+            # The answer's own bytes, without encoding it again.
+            returned = _returned(raw)
+            record(index, stored(returned if returned is not None else wire.encode(got)), elapsed)
             tally.passed += 1
             continue
-        if comparison.matches(arguments, got, phase.expected[index]):
+        try:
+            expected = phase.expected.value(index, channel.budget)
+        except wire.TooLarge:
+            # Only its bytes could be compared, and they differ: a failure.
+            expected = _TOO_LARGE
+            if isinstance(comparison, evalplus.Comparison):
+                comparison.judged_unseen(phase.expected.is_floats(index, channel.budget))
+        if expected is not _TOO_LARGE and comparison.matches(arguments, got, expected):
             tally.passed += 1
             continue
-        detail = tally.fail(index, arguments, f"returned {_shown(got)}", phase.expected)
+        detail = tally.fail(index, arguments, f"returned {_shown(got)}",
+                            lambda: phase.expected.value(index, channel.budget))
         if not phase.every_input:
             return _record(tally, "failed", detail, "failed: wrong answer")
     if tally.passed < len(phase.inputs):

@@ -136,7 +136,25 @@ def serve(source, entry_point, channel):
         if payload is None:
             return
         message = wire.decode(payload, handles=table)
-        channel.send(_answer(message, function, namespace, table))
+        _send(channel, _answer(message, function, namespace, table))
+
+
+class _Returned:
+    """A call's answer of data alone, sent as it is encoded (wire.send_streamed): an answer
+    of a gigabyte is never held twice, as a value and as its encoding."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _send(channel, answer):
+    if type(answer) is not _Returned:
+        channel.send(answer)
+        return
+    try:
+        wire.send_streamed(channel, ("return", answer.value))
+    except wire.NotPlainData as error:
+        channel.send(wire.encode(("not-plain", str(error))))
 
 
 def _answer(message, function, namespace, table):
@@ -177,6 +195,8 @@ def _answer(message, function, namespace, table):
         _flush()
         return _exception_frame("call", exc)
     _flush()
+    if answer_handles is None:
+        return _Returned(value)
     try:
         return wire.encode(("return", value), answer_handles)
     except wire.NotPlainData as error:

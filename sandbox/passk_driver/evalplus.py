@@ -105,6 +105,12 @@ class Comparison:
         except Exception:
             return False
 
+    def judged_unseen(self, expected_is_floats):
+        """An answer judged without comparing values (see expected.py): the tolerance is
+        set as `matches` would have set it."""
+        if self.oracle != "find_zero" and self.atol == 0 and expected_is_floats:
+            self.atol = FLOAT_TOLERANCE
+
     def _matches(self, arguments, got, expected):
         exact = got == expected
         kind = self.oracle

@@ -43,7 +43,11 @@ Encoding: one tag byte, then the value.
                     object, opaque), its type's name (S), then its type (J or H)
     h handle        back to the candidate: the handle's number (I)
 
-A frame is a 4-byte length and one encoded value.
+A frame is a 4-byte length and one encoded value. An answer whose encoding outgrows
+STREAM_PART is sent as it is made rather than built whole (see send_streamed): a frame
+holding STREAMED, then frames of at most STREAM_PART bytes, each a part (`+` and the
+next bytes of the encoding), ending with one that says the encoding is whole (`.`) or
+was given up (`!`, and the frame after it is the answer instead).
 """
 
 import builtins
@@ -51,6 +55,7 @@ import collections
 import datetime
 import decimal
 import fractions
+import itertools
 import os
 import re
 import select
@@ -63,6 +68,8 @@ MAX_DEPTH = 100
 # A frame's length is four bytes; past that a value cannot be sent at all. What bounds
 # the receiver's memory is its budget (see decode).
 MAX_FRAME = (1 << 32) - 1
+# An answer's encoding longer than this is streamed, in parts of this many bytes.
+STREAM_PART = 1 << 20
 
 _LENGTH = struct.Struct(">I")
 _FLOAT = struct.Struct(">d")
@@ -114,6 +121,82 @@ def encode(value, handles=None):
     if len(out) > MAX_FRAME - 16:
         raise NotPlainData(f"larger than {MAX_FRAME >> 20} MiB")
     return bytes(out)
+
+
+class _Stream(bytearray):
+    """The encoding of a value as it is made, sent in parts once it outgrows STREAM_PART:
+    the sender then never holds more than a part of it besides the value."""
+
+    def __init__(self, channel):
+        super().__init__()
+        self.channel = channel
+        self.streaming = False
+        self.sent = 0
+        # The encodings of small values met, by id; the values are kept, so that no id
+        # is reused while this lives.
+        self.known = {}
+        self.kept = []
+        self.hits = self.misses = 0
+
+    def repeated(self, items, iterate):
+        """Appends the encoding of `items` (iterated by `iterate`) if each is a str, int or
+        float this encoding met before: an answer of millions of tuples of a few strings
+        repeats them. False, having appended nothing, otherwise."""
+        known = self.known
+        if known is None:
+            return False
+        try:
+            self += b"".join(map(known.__getitem__, map(id, iterate(items))))
+            self.hits += 1
+            return True
+        except KeyError:
+            pass
+        self.misses += 1
+        if self.misses > 64 and self.misses > self.hits:
+            # Not an answer of repeated values: no more time spent looking.
+            self.known = None
+            return False
+        for item in itertools.islice(iterate(items), 64):
+            if len(known) >= 4096:
+                break
+            if type(item) in (str, int, float) and id(item) not in known:
+                encoded = bytearray()
+                _encode(item, encoded, 0, None)
+                if len(encoded) <= 64:
+                    known[id(item)] = bytes(encoded)
+                    self.kept.append(item)
+        return False
+
+    def drain(self):
+        if not self.streaming:
+            self.channel.send(STREAMED)
+            self.streaming = True
+        view = memoryview(self)
+        for start in range(0, len(view), STREAM_PART - 1):
+            self.channel.send_parts(PART_MORE, view[start:start + STREAM_PART - 1])
+        self.sent += len(view)
+        view.release()
+        del self[:]
+
+
+def send_streamed(channel, value, handles=None):
+    """Sends the frame of `value` on `channel`, streamed if its encoding outgrows
+    STREAM_PART; NotPlainData, after the parts already sent are given up, if it cannot
+    cross."""
+    out = _Stream(channel)
+    try:
+        _encode(value, out, 0, handles)
+        if out.sent + len(out) > MAX_FRAME - 16:
+            raise NotPlainData(f"larger than {MAX_FRAME >> 20} MiB")
+    except BaseException:
+        if out.streaming:
+            channel.send(PART_GIVEN_UP)
+        raise
+    if out.streaming:
+        out.drain()
+        channel.send(PART_WHOLE)
+    else:
+        channel.send(out)
 
 
 def _encode(value, out, depth, handles):
@@ -180,7 +263,15 @@ def _sequence(tag, base):
     length, iterate = base.__len__, base.__iter__
 
     def encode_items(value, out, depth, handles):
-        out += tag + _LENGTH.pack(length(value))
+        count = length(value)
+        out += tag + _LENGTH.pack(count)
+        if type(out) is _Stream:
+            if count < 8 or not out.repeated(value, iterate):
+                for item in iterate(value):
+                    _encode(item, out, depth + 1, handles)
+            if len(out) >= STREAM_PART:
+                out.drain()
+            return
         for item in iterate(value):
             _encode(item, out, depth + 1, handles)
 
@@ -502,6 +593,9 @@ def import_named(name):
 
 
 _N, _T, _F, _I, _D, _C, _S, _B = b"NTFIDCSB"
+# The frames of a streamed answer (see send_streamed).
+STREAMED = b"U\x00\x00\x00\x01S\x00\x00\x00\x08streamed"
+PART_MORE, PART_WHOLE, PART_GIVEN_UP = b"+", b".", b"!"
 _L, _U, _E, _Z, _M = b"LUEZM"
 _K, _O, _Y, _Q, _P, _R, _X, _W, _A, _G, _J, _V, _H, _h = b"KOYQPRXWAGJVHh"
 _CONTAINERS = frozenset((_L, _U, _E, _Z, _M, _K, _O, _Y, _Q, _P))
@@ -844,6 +938,31 @@ def _dtype(numpy, text):
     return kind
 
 
+def whole_answer(channel, first, deadline=None):
+    """The answer that begins with frame `first`: `first` itself, or where it says the
+    answer is streamed, the parts that follow joined into the encoding they make (or,
+    were they given up, the frame sent instead). None if the sender hung up; TooLarge
+    once the parts outgrow the channel's budget, Malformed for a frame that is not a part."""
+    if first is None or first != STREAMED:
+        return first
+    whole = bytearray()
+    while True:
+        part = channel.receive(deadline)
+        if part is None:
+            return None
+        marker = bytes(part[:1])
+        if marker == PART_MORE:
+            whole += part[1:]
+            if channel.budget is not None and len(whole) > channel.budget:
+                raise TooLarge(channel.budget)
+        elif marker == PART_WHOLE and len(part) == 1:
+            return whole
+        elif marker == PART_GIVEN_UP and len(part) == 1:
+            return channel.receive(deadline)
+        else:
+            raise Malformed("a part of a streamed answer that is not one")
+
+
 # Frames longer than this are checked to be messages before they are read.
 _LARGE_FRAME = 1 << 20
 
@@ -863,7 +982,20 @@ class Channel:
         self.last = None
 
     def send(self, payload):
-        data = _LENGTH.pack(len(payload)) + payload
+        self.send_parts(payload)
+
+    def send_parts(self, *parts):
+        """Sends one frame made of `parts`, joined as they are written: a large payload is
+        never copied to put its length before it."""
+        size = sum(len(part) for part in parts)
+        if size <= _LARGE_FRAME:
+            self._write(_LENGTH.pack(size) + b"".join(parts))
+            return
+        self._write(_LENGTH.pack(size))
+        for part in parts:
+            self._write(part)
+
+    def _write(self, data):
         view = memoryview(data)
         while view:
             view = view[os.write(self.write_fd, view):]

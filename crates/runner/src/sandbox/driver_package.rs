@@ -12,7 +12,7 @@ use super::seccomp;
 pub const PACKAGE: &str = "passk_driver";
 
 /// Each module of the package, by name.
-pub const MODULES: [(&str, &str); 19] = [
+pub const MODULES: [(&str, &str); 20] = [
     ("__init__.py", include_str!("../../../../sandbox/passk_driver/__init__.py")),
     ("worker.py", include_str!("../../../../sandbox/passk_driver/worker.py")),
     ("sample.py", include_str!("../../../../sandbox/passk_driver/sample.py")),
@@ -24,6 +24,7 @@ pub const MODULES: [(&str, &str); 19] = [
     ("kept.py", include_str!("../../../../sandbox/passk_driver/kept.py")),
     ("calls.py", include_str!("../../../../sandbox/passk_driver/calls.py")),
     ("evalplus.py", include_str!("../../../../sandbox/passk_driver/evalplus.py")),
+    ("expected.py", include_str!("../../../../sandbox/passk_driver/expected.py")),
     ("stdio.py", include_str!("../../../../sandbox/passk_driver/stdio.py")),
     ("wire.py", include_str!("../../../../sandbox/passk_driver/wire.py")),
     ("handles.py", include_str!("../../../../sandbox/passk_driver/handles.py")),

@@ -1,0 +1,227 @@
+"""Answers streamed in parts, and expected outputs compared as bytes
+(sandbox/passk_driver/wire.py's send_streamed and whole_answer, expected.py): a large
+answer arrives as the same bytes it would have been sent in one frame, and only the very
+bytes of an expected output that equals a copy of itself pass without a comparison of
+values.
+
+    python3 -m unittest discover -s tests/interpreter
+"""
+
+import base64
+import json
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "sandbox"))
+from passk_driver import calls, expected, wire  # noqa: E402
+
+# An answer of about 3 MiB, of a few strings repeated: it is streamed in parts.
+LARGE = [("red", "green", "blue", f"{i % 7}") for i in range(120_000)]
+
+
+class Pipe(unittest.TestCase):
+    def setUp(self):
+        self.read_fd, self.write_fd = os.pipe()
+
+    def tearDown(self):
+        for fd in (self.read_fd, self.write_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def sent_by_child(self, send, budget=1 << 30):
+        """What the judge's side makes of what `send(channel)` writes in a child process."""
+        sender = os.fork()
+        if sender == 0:
+            os.close(self.read_fd)
+            try:
+                send(wire.Channel(-1, self.write_fd))
+            finally:
+                os._exit(0)
+        os.close(self.write_fd)
+        receiving = wire.Channel(self.read_fd, -1, budget=budget)
+        try:
+            return wire.whole_answer(receiving, receiving.receive())
+        finally:
+            # A sender refused midway may be writing still.
+            os.close(self.read_fd)
+            os.waitpid(sender, 0)
+
+
+class Streamed(Pipe):
+    def test_a_large_answer_arrives_as_the_bytes_of_its_one_frame(self):
+        got = self.sent_by_child(lambda channel: wire.send_streamed(channel, ("return", LARGE)))
+        self.assertGreater(len(got), 2 * wire.STREAM_PART)
+        self.assertEqual(bytes(got), wire.encode(("return", LARGE)))
+
+    def test_a_small_answer_is_one_frame(self):
+        got = self.sent_by_child(lambda channel: wire.send_streamed(channel, ("return", [1, 2.5, "x"] * 9)))
+        self.assertEqual(bytes(got), wire.encode(("return", [1, 2.5, "x"] * 9)))
+
+    def test_what_cannot_cross_gives_up_the_parts_sent_and_the_frame_after_is_the_answer(self):
+        def send(channel):
+            try:
+                wire.send_streamed(channel, ("return", LARGE + [object()]))
+            except wire.NotPlainData as error:
+                channel.send(wire.encode(("not-plain", str(error))))
+
+        self.assertEqual(wire.decode(self.sent_by_child(send)), ("not-plain", "an object"))
+
+    def test_a_stream_past_the_budget_is_refused(self):
+        # A huge answer fails as too large; it is never built, nor read whole.
+        with self.assertRaises(wire.TooLarge):
+            self.sent_by_child(lambda channel: wire.send_streamed(channel, ("return", LARGE)), budget=1 << 20)
+
+    def test_a_frame_in_a_stream_that_is_not_a_part_is_refused(self):
+        for forged in (b"", b"?abc", b".junk", b"!more", wire.encode(("return", 1))):
+            def send(channel, forged=forged):
+                channel.send(wire.STREAMED)
+                channel.send(wire.PART_MORE + b"U\x00\x00")
+                channel.send(forged)
+
+            with self.subTest(forged=forged), self.assertRaises(wire.Malformed):
+                self.setUp()
+                self.sent_by_child(send)
+
+    def test_a_stream_cut_short_is_no_answer(self):
+        def send(channel):
+            channel.send(wire.STREAMED)
+            channel.send(wire.PART_MORE + b"L\x00\x00\x00\x05")
+            # A part that claims more than it sends, then the end of the line.
+            os.write(self.write_fd, b"\x00\x01\x00\x00+abc")
+
+        with self.assertRaisesRegex(wire.Malformed, "cut short"):
+            self.sent_by_child(send)
+
+
+def _phase(outputs, inputs, entry_point="f", dataset="mbpp", atol=0):
+    """A phase of calls whose expected outputs are `outputs`, recorded as the judge
+    records them (compressed where large)."""
+    return calls.Phase({
+        "name": "plus", "entry_point": entry_point, "dataset": dataset, "task": None, "atol": atol,
+        "inputs": json.dumps(inputs), "limits": [60.0] * len(inputs),
+        "expected": [base64.b64encode(expected.stored(wire.encode(output))).decode() for output in outputs],
+        "expected_form": "base64-each",
+    })
+
+
+class Judged(unittest.TestCase):
+    """A phase judged end to end against a child that answers each call with frames it
+    writes itself: what a candidate that bypasses its side of the wire can send."""
+
+    def judge(self, phase, answers):
+        """The Record of `phase` against a candidate whose answer to call i is the frames
+        `answers[i]`."""
+        answers_read, answers_write = os.pipe()
+        calls_read, calls_write = os.pipe()
+        candidate = os.fork()
+        if candidate == 0:
+            try:
+                os.close(answers_read)
+                os.close(calls_write)
+                sending, reading = wire.Channel(-1, answers_write), wire.Channel(calls_read, -1)
+                sending.send(wire.encode(("ready", True)))
+                for frames in answers:
+                    if reading.receive() is None:
+                        break
+                    for frame in frames:
+                        sending.send(frame)
+                reading.receive()
+            finally:
+                os._exit(0)
+        os.close(answers_write)
+        os.close(calls_read)
+        channel = wire.Channel(answers_read, calls_write, budget=1 << 30)
+        try:
+            return calls.judge_phase(phase, channel, lambda shown, suffix: None)
+        finally:
+            os.close(calls_write)
+            os.close(answers_read)
+            os.waitpid(candidate, 0)
+
+    @staticmethod
+    def streamed(value):
+        """The frames of `value` sent as an answer streamed in parts of `size` bytes."""
+        encoded = wire.encode(("return", value))
+        return [wire.STREAMED] + [wire.PART_MORE + encoded[at:at + 65536] for at in range(0, len(encoded), 65536)] \
+            + [wire.PART_WHOLE]
+
+    def test_the_expected_bytes_pass_and_any_other_bytes_of_another_value_fail(self):
+        phase = _phase([LARGE], [[1]])
+        self.assertEqual(self.judge(phase, [self.streamed(LARGE)]).status, "passed")
+        # The same prefix, a different tail.
+        other = LARGE[:-1] + [("red", "green", "blue", "8")]
+        self.assertEqual(self.judge(_phase([LARGE], [[1]]), [self.streamed(other)]).status, "failed")
+        # The expected bytes and more after them.
+        longer = self.streamed(LARGE)
+        longer.insert(-1, wire.PART_MORE + wire.encode(None))
+        self.assertEqual(self.judge(_phase([LARGE], [[1]]), [longer]).status, "error")
+        # The expected bytes less their last.
+        shorter = self.streamed(LARGE)
+        shorter[-2] = shorter[-2][:-1]
+        self.assertEqual(self.judge(_phase([LARGE], [[1]]), [shorter]).status, "error")
+
+    def test_an_equal_value_in_other_bytes_passes_by_value(self):
+        # A list of lists where tuples were expected fails; a namedtuple for a tuple is
+        # equal to it, as in EvalPlus, though its bytes differ.
+        import collections
+
+        Item = collections.namedtuple("Item", "a b c d")
+        self.assertEqual(self.judge(_phase([LARGE], [[1]]), [self.streamed([Item(*t) for t in LARGE])]).status,
+                         "passed")
+        self.assertEqual(self.judge(_phase([LARGE], [[1]]), [self.streamed([list(t) for t in LARGE])]).status,
+                         "failed")
+
+    def test_a_nan_is_unequal_to_itself_in_the_same_bytes_as_in_evalplus(self):
+        nans = [float("nan")] * 200_000
+        self.assertEqual(self.judge(_phase([nans], [[1]]), [self.streamed(nans)]).status, "failed")
+        with_nan = [("a", 1.5)] * 100_000 + [("b", float("nan"))]
+        self.assertEqual(self.judge(_phase([with_nan], [[1]]), [self.streamed(with_nan)]).status, "failed")
+
+    def test_equal_bytes_set_the_float_tolerance_for_the_inputs_after(self):
+        # EvalPlus takes 1e-6 as the tolerance once an expected output is a float, for
+        # every later input: a float list passed by its bytes sets it too.
+        floats = [0.5] * 200_000
+        phase = _phase([floats, 1.0], [[1], [2]])
+        self.assertEqual(self.judge(phase, [self.streamed(floats), [wire.encode(("return", 1.0000001))]]).status,
+                         "passed")
+        phase = _phase([[("x", 0.5)] * 200_000, 1.0], [[1], [2]])
+        self.assertEqual(
+            self.judge(phase, [self.streamed([("x", 0.5)] * 200_000), [wire.encode(("return", 1.0000001))]]).status,
+            "passed")
+        phase = _phase([[("x", 1)] * 200_000, 1], [[1], [2]])
+        self.assertEqual(
+            self.judge(phase, [self.streamed([("x", 1)] * 200_000), [wire.encode(("return", 1.0000001))]]).status,
+            "failed")
+
+    def test_a_problem_with_an_oracle_compares_values(self):
+        # MBPP+'s set-equality tasks compare set(answer) with set(expected): equal bytes
+        # of unhashable items fail there, as in EvalPlus.
+        lists = [[i % 5, 1] for i in range(300_000)]
+        phase = _phase([lists], [[1]], entry_point="similar_elements")
+        self.assertEqual(self.judge(phase, [self.streamed(lists)]).status, "failed")
+
+
+class Kept(unittest.TestCase):
+    def test_large_outputs_are_kept_compressed_and_small_ones_decoded(self):
+        small, large = wire.encode([1, 2]), wire.encode(LARGE)
+        self.assertEqual(expected.stored(small), small)
+        self.assertLess(len(expected.stored(large)), len(large) // 10)
+        kept = expected.ExpectedOutputs.recorded([expected.stored(small), expected.stored(large)])
+        self.assertEqual(kept.value(0, None), [1, 2])
+        self.assertEqual(kept.value(1, None), LARGE)
+        with self.assertRaises(wire.TooLarge):
+            kept.value(1, 1 << 20)
+
+    def test_is_floats_from_the_bytes_is_evalplus_is_floats(self):
+        for value in ([0.5] * 200_000, [("a", 0.5)] * 200_000, [0.5] * 200_000 + [1], [1] + [0.5] * 200_000,
+                      tuple([0.25] * 200_000), "x" * (2 << 20), {i: 0.5 for i in range(100_000)}):
+            with self.subTest(value=type(value)):
+                kept = expected.ExpectedOutputs.recorded([expected.stored(wire.encode(value))])
+                self.assertEqual(kept.is_floats(0, 1 << 30), calls.evalplus.is_floats(value))
+
+
+if __name__ == "__main__":
+    unittest.main()
