@@ -15,6 +15,7 @@ driver (harness_link.py).
 """
 
 import base64
+import collections
 import json
 import sys
 import time
@@ -25,6 +26,11 @@ from .expected import ExpectedOutputs, stored
 
 # Arguments and answers shown in a failure's detail are cut to this many characters.
 SHOWN = 200
+# Calls sent ahead of the answer awaited, at most, and the most bytes of them: enough
+# that the candidate answers a run of calls each time it is scheduled, rather than one
+# per round trip between the two processes, which share a CPU.
+AHEAD = 32
+AHEAD_BYTES = 1 << 16
 # What an answer's frame holds before the value: the encoding of ("return", value) ends
 # with the value's.
 _RETURN_PREFIX = wire.encode(("return", None))[:-len(wire.encode(None))]
@@ -214,6 +220,60 @@ def _same_bytes(phase, comparison, index, raw, budget):
     return True
 
 
+class _Ahead:
+    """A phase's calls, posted on the channel ahead of the answers awaited (see
+    wire.Channel.post): while the judge compares one answer, the candidate is already
+    computing the next. The candidate's process reads each call's arguments afresh from
+    its bytes as it makes the call, so no call sees what another did to its own."""
+
+    def __init__(self, phase, channel):
+        self.phase = phase
+        self.channel = channel
+        # For each input posted and not yet answered: its frame's number on the channel,
+        # when it was posted, and its size.
+        self.numbers = {}
+        self.times = {}
+        self.sizes = collections.deque()
+        self.unanswered = 0
+        self.next = 0
+        # The next input's call, encoded, while the window has no room for it.
+        self.waiting = None
+        # The input that cannot cross, and why, once one is met: none after it is posted.
+        self.refused = None
+
+    def post_through(self, index):
+        """Posts the calls from `index` on, as far ahead as the window allows; returns
+        input `index`'s frame number and when it was posted. NotPlainData if that input
+        cannot cross."""
+        inputs = self.phase.inputs
+        # While the canonical solution's outputs are recorded, one call at a time: the
+        # time each took sets its input's limit, and answers read together would give
+        # all but the first none.
+        ahead = 1 if self.phase.record else AHEAD
+        while self.refused is None and self.next < len(inputs) and self.next < index + ahead:
+            if self.waiting is None:
+                try:
+                    self.waiting = wire.encode(("call", list(inputs[self.next]), {}, self.phase.view))
+                except wire.NotPlainData as error:
+                    self.refused = (self.next, error)
+                    break
+            if self.next > index and self.unanswered + len(self.waiting) > AHEAD_BYTES:
+                break
+            payload, self.waiting = self.waiting, None
+            self.numbers[self.next] = self.channel.post(payload)
+            self.times[self.next] = time.monotonic()
+            self.sizes.append(len(payload))
+            self.unanswered += len(payload)
+            self.next += 1
+        if self.refused is not None and self.refused[0] == index:
+            raise self.refused[1]
+        return self.numbers.pop(index), self.times.pop(index)
+
+    def answered(self):
+        """The call awaited was answered: its bytes leave the window."""
+        self.unanswered -= self.sizes.popleft()
+
+
 def judge_phase(phase, channel, seal, record=None):
     """Calls the candidate behind `channel` once per input; returns the Record of the
     phase (status GONE if the candidate hung up). What the first failure expected goes to
@@ -242,20 +302,25 @@ def judge_phase(phase, channel, seal, record=None):
         message = f"name '{phase.entry_point}' is not defined"
         return _record(tally, "failed", f"NameError: {message}", f"failed: {message}")
     comparison = phase.comparison()
+    ahead = _Ahead(phase, channel)
+    # When the last answer came: the time charged to an input runs from then, or from
+    # when its call was posted if that was later.
+    answered_at = 0.0
     for index, arguments in enumerate(phase.inputs):
         try:
-            payload = wire.encode(("call", list(arguments), {}, phase.view))
+            number, posted_at = ahead.post_through(index)
         except wire.NotPlainData as error:
             detail = f"{tally.where(index)} holds {error}, which cannot cross to another process"
             return _record(tally, "unjudgeable", detail, "failed: cannot be judged out of process")
         limit = phase.limits[index] if phase.limits else None
         tally.run += 1
         try:
-            channel.send(payload)
-            started = time.monotonic()
+            started = max(answered_at, posted_at)
             deadline = started + limit if limit else None
-            raw = wire.whole_answer(channel, channel.receive(deadline), deadline)
-            elapsed = time.monotonic() - started
+            raw = wire.whole_answer(channel, channel.receive(deadline, after=number), deadline)
+            answered_at = channel.arrived
+            elapsed = answered_at - started
+            ahead.answered()
         except wire.TimedOut:
             detail = tally.fail(index, arguments, f"was still running after {limit:g} s{phase.limit_rule}")
             return _record(tally, "timeout", detail, "timed out")

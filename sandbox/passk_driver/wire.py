@@ -50,6 +50,7 @@ next bytes of the encoding), ending with one that says the encoding is whole (`.
 was given up (`!`, and the frame after it is the answer instead).
 """
 
+import array
 import builtins
 import collections
 import datetime
@@ -278,6 +279,90 @@ def _sequence(tag, base):
     return encode_items
 
 
+# Lists and tuples of at least this many numbers are encoded and decoded a column of
+# bytes at a time, as runs of floats and of ints of one width (see _numbers_first).
+_RUN = 16
+_BIG_ENDIAN = sys.byteorder == "big"
+
+
+def _numbers_first(tag, encode_items):
+    """A list's or tuple's encoder that makes the encoding of a long one of floats and
+    ints whole columns at a time: an answer may be a million numbers. The bytes are those
+    of encoding each item in turn."""
+
+    def encode_numbers(value, out, depth, handles):
+        # A subclass's own __len__ is the candidate's code: it is never asked.
+        if type(value) in (list, tuple) and len(value) >= _RUN:
+            encoded = _number_runs(value)
+            if encoded is not None:
+                out += tag + _LENGTH.pack(len(value))
+                out += encoded
+                return
+        encode_items(value, out, depth, handles)
+
+    return encode_numbers
+
+
+def _number_runs(items):
+    """The encoding of `items` if every one is a float or an int, in long runs of floats
+    and of ints; None otherwise."""
+    try:
+        kinds = bytes(map(_NUMBER_KINDS.__getitem__, map(type, items)))
+    except KeyError:
+        return None
+    runs = [run.span() for run in _RUNS.finditer(kinds)]
+    if len(runs) * _RUN > len(items):
+        return None
+    out = bytearray()
+    for start, end in runs:
+        run = items[start:end]
+        encoded = None
+        if end - start >= _RUN:
+            encoded = _floats(run) if kinds[start] == _NUMBER_KINDS[float] else _ints(run)
+        if encoded is None:
+            for item in run:
+                _encode(item, out, 0, None)
+        else:
+            out += encoded
+    return out
+
+
+_NUMBER_KINDS = {float: 1, int: 2}
+_RUNS = re.compile(rb"\x01+|\x02+")
+
+
+def _floats(items):
+    values = array.array("d", items)
+    if not _BIG_ENDIAN:
+        values.byteswap()
+    return _columns(b"D", values.tobytes(), 8, 8, len(items))
+
+
+def _ints(items):
+    """The encoding of ints that all take the same number of bytes, up to 8; None if
+    they do not."""
+    bits = set(map(int.bit_length, items))
+    width = (max(bits) + 8) // 8
+    if (min(bits) + 8) // 8 != width or width > 8:
+        return None
+    values = array.array("q", items)
+    if not _BIG_ENDIAN:
+        values.byteswap()
+    return _columns(b"I" + _LENGTH.pack(width), values.tobytes(), 8, width, len(items))
+
+
+def _columns(head, packed, size, width, count):
+    """`count` records of `head` and then the last `width` bytes of each `size`-byte value
+    of `packed`, built a column of bytes at a time."""
+    stride = len(head) + width
+    out = bytearray(stride * count)
+    for at, byte in enumerate(head):
+        out[at::stride] = bytes((byte,)) * count
+    for at in range(width):
+        out[len(head) + at::stride] = packed[size - width + at::size]
+    return out
+
+
 def _pairs(tag):
     def encode_pairs(value, out, depth, handles):
         out += tag + _LENGTH.pack(dict.__len__(value))
@@ -376,8 +461,8 @@ _ENCODERS = {
     bool: _bool,
     complex: _complex,
     bytes: _bytes,
-    list: _sequence(b"L", list),
-    tuple: _sequence(b"U", tuple),
+    list: _numbers_first(b"L", _sequence(b"L", list)),
+    tuple: _numbers_first(b"U", _sequence(b"U", tuple)),
     set: _sequence(b"E", set),
     frozenset: _sequence(b"Z", frozenset),
     dict: _pairs(b"M"),
@@ -662,6 +747,42 @@ def _measure(data, budget):
             raise TooLarge(budget)
 
 
+def _number_run(data, at, most):
+    """The floats, or the ints of one width, encoded one after another from `at`, up to
+    `most` of them, read a column of bytes at a time; and where they end."""
+    if data[at] == _D:
+        head, width, fill = b"D", 8, None
+    else:
+        if at + 5 > len(data):
+            return [], at
+        (width,) = _unpack_length(data, at + 1)
+        if not 1 <= width <= 8:
+            return [], at
+        head, fill = b"I" + _LENGTH.pack(width), width < 8
+    stride = len(head) + width
+    count = min(most, (len(data) - at) // stride)
+    end = at + stride * count
+    for offset, byte in enumerate(head):
+        column = bytes(data[at + offset:end:stride])
+        count = min(count, len(column) - len(column.lstrip(bytes((byte,)))))
+    end = at + stride * count
+    packed = bytearray(8 * count)
+    for offset in range(width):
+        packed[8 - width + offset::8] = data[at + len(head) + offset:end:stride]
+    if fill:
+        # Two's complement: the bytes above the value's are its sign's.
+        signs = bytes(data[at + len(head):end:stride]).translate(_SIGN_BYTES)
+        for offset in range(8 - width):
+            packed[offset::8] = signs
+    values = array.array("d" if head == b"D" else "q", packed)
+    if not _BIG_ENDIAN:
+        values.byteswap()
+    return values.tolist(), end
+
+
+_SIGN_BYTES = bytes(0 if byte < 0x80 else 0xFF for byte in range(256))
+
+
 # Namedtuple types rebuilt here, by name and fields, so that many values of one type
 # make one class.
 _NAMEDTUPLES = {}
@@ -733,7 +854,19 @@ class _Decoder:
 
     def items(self, at, depth, count):
         items = []
-        for _ in range(count):
+        data = self.data
+        # Where a run of numbers may start that is worth reading whole (see _number_run).
+        retry = 0
+        while len(items) < count:
+            left = count - len(items)
+            if left >= _RUN and len(items) >= retry and data[at] in (_D, _I):
+                run, at = _number_run(data, at, left)
+                items += run
+                if len(run) >= _RUN:
+                    continue
+                retry = len(items) + _RUN
+                if len(items) == count:
+                    break
             item, at = self.value(at, depth + 1)
             items.append(item)
         return items, at
@@ -969,7 +1102,11 @@ _LARGE_FRAME = 1 << 20
 
 class Channel:
     """One end of the judge's line to the candidate: frames over a pair of pipes. Reads
-    are buffered, so that a frame usually takes one system call."""
+    are buffered, so that a frame usually takes one system call.
+
+    The judge may post frames (calls) ahead of the answers it waits for: they are written
+    as the pipe takes them, while it waits, never in a write that blocks, so neither end
+    can be left writing to the other while the other writes too (see calls.py)."""
 
     def __init__(self, read_fd, write_fd, budget=None):
         self.read_fd = read_fd
@@ -980,6 +1117,19 @@ class Channel:
         self.buffer = b""
         # The payload last received.
         self.last = None
+        # When a read last brought bytes (time.monotonic()), and how many it has brought
+        # in all: the frame a receive returns arrived with the last read.
+        self.arrived = None
+        self.received = 0
+        # Frames posted and not yet written whole, as what is left of each; how many were
+        # posted, and for each written whole and not yet answered, how many bytes had
+        # been received by then (see receive).
+        self.outgoing = collections.deque()
+        self.posted = 0
+        self.written = 0
+        self.received_when_written = {}
+        # The other end stopped reading: what is posted is dropped.
+        self.unread = False
 
     def send(self, payload):
         self.send_parts(payload)
@@ -1000,10 +1150,48 @@ class Channel:
         while view:
             view = view[os.write(self.write_fd, view):]
 
-    def receive(self, deadline=None):
+    def post(self, payload):
+        """Queues a frame to be written as the other end reads, without blocking; returns
+        its number (0 for the first posted), for `receive(after=...)`."""
+        if self.posted == 0:
+            os.set_blocking(self.write_fd, False)
+        self.outgoing.append(memoryview(_LENGTH.pack(len(payload)) + payload))
+        self.posted += 1
+        self._push()
+        return self.posted - 1
+
+    def _push(self):
+        """Writes what the pipe takes of the posted frames."""
+        while self.outgoing:
+            try:
+                count = os.write(self.write_fd, self.outgoing[0])
+            except BlockingIOError:
+                return
+            except BrokenPipeError:
+                self.unread = True
+                self.outgoing.clear()
+                return
+            if count < len(self.outgoing[0]):
+                self.outgoing[0] = self.outgoing[0][count:]
+                return
+            self.outgoing.popleft()
+            self.received_when_written[self.written] = self.received
+            self.written += 1
+
+    def receive(self, deadline=None, after=None):
         """The next frame's payload, or None if the other end closed its side; TimedOut
         if `deadline` (a time.monotonic() value) passes first, TooLarge for a frame
-        longer than the budget."""
+        longer than the budget.
+
+        With `after`, the number of a posted frame, the frame returned is the answer to
+        it: it is waited for only once that frame is written whole, and Malformed if any
+        of it came before then, since the other end cannot have answered what it had not
+        read (None if the other end stopped reading before it was written)."""
+        if after is not None:
+            if not self._written_whole(after, deadline):
+                return None
+            if self.received - len(self.buffer) < self.received_when_written.pop(after):
+                raise Malformed(_EARLY)
         if len(self.buffer) < 4 and not self._fill(4, deadline):
             return None
         (size,) = _LENGTH.unpack_from(self.buffer)
@@ -1035,12 +1223,13 @@ class Channel:
             return self._fill_large(size, deadline)
         chunks = [self.buffer]
         while have < size:
-            if deadline is not None:
+            if deadline is not None or self.outgoing:
                 self._wait(deadline, chunks)
             chunk = os.read(self.read_fd, max(size - have, 1 << 16))
             if not chunk:
                 self.buffer = b"".join(chunks)
                 return False
+            self._arrived(len(chunk))
             chunks.append(chunk)
             have += len(chunk)
         self.buffer = b"".join(chunks)
@@ -1052,7 +1241,7 @@ class Channel:
         buffer[:have] = self.buffer
         view = memoryview(buffer)
         while have < size:
-            if deadline is not None:
+            if deadline is not None or self.outgoing:
                 try:
                     self._wait(deadline, None)
                 except TimedOut:
@@ -1062,21 +1251,68 @@ class Channel:
             if not count:
                 self.buffer = bytes(view[:have])
                 return False
+            self._arrived(count)
             have += count
         view.release()
         self.buffer = buffer
         return True
 
+    def _arrived(self, count):
+        self.received += count
+        self.arrived = time.monotonic()
+
     def _wait(self, deadline, chunks):
-        """Waits until there is something to read, keeping what was read so far."""
+        """Waits until there is something to read (or, with no `deadline`, for ever),
+        keeping what was read so far, and writing what was posted as the pipe takes it."""
         poller = select.poll()
         poller.register(self.read_fd, select.POLLIN)
+        pushing = bool(self.outgoing)
+        if pushing:
+            poller.register(self.write_fd, select.POLLOUT)
         while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not poller.poll(remaining * 1000):
-                if time.monotonic() >= deadline:
+            if deadline is None:
+                ready = poller.poll()
+            else:
+                remaining = deadline - time.monotonic()
+                ready = poller.poll(remaining * 1000) if remaining > 0 else []
+                if not ready and time.monotonic() >= deadline:
                     if chunks is not None:
                         self.buffer = b"".join(chunks)
                     raise TimedOut()
-                continue
-            return
+            if any(fd == self.read_fd for fd, _ in ready):
+                return
+            if pushing and ready:
+                self._push()
+                if not self.outgoing:
+                    poller.unregister(self.write_fd)
+                    pushing = False
+
+    def _written_whole(self, number, deadline):
+        """Waits until posted frame `number` is written whole, writing the frames before
+        it as the pipe takes them; False if the other end stopped reading first. Every
+        frame before it was answered, so anything the other end sends meanwhile answers
+        what it has not read yet: Malformed, and it is not kept."""
+        poller = select.poll()
+        poller.register(self.read_fd, select.POLLIN)
+        poller.register(self.write_fd, select.POLLOUT)
+        while self.written <= number:
+            if self.unread:
+                return False
+            if self.buffer:
+                raise Malformed(_EARLY)
+            if deadline is None:
+                ready = poller.poll()
+            else:
+                remaining = deadline - time.monotonic()
+                ready = poller.poll(remaining * 1000) if remaining > 0 else []
+                if not ready and time.monotonic() >= deadline:
+                    raise TimedOut()
+            if any(fd == self.read_fd for fd, _ in ready):
+                if not os.read(self.read_fd, 1 << 16):
+                    return False
+                raise Malformed(_EARLY)
+            self._push()
+        return True
+
+
+_EARLY = "an answer that came before its call was made"

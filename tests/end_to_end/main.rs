@@ -12,6 +12,7 @@ mod evalplus;
 mod evalplus_released;
 mod formats;
 mod hostile;
+mod hostile_calls;
 mod hostile_memory;
 mod hostile_names;
 mod hostile_packages;

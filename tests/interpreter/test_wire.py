@@ -67,6 +67,43 @@ class RoundTrips(unittest.TestCase):
         self.assertTrue(same(wire.decode(wire.encode(value)), value))
 
 
+class NumberRuns(unittest.TestCase):
+    """Long lists of numbers are encoded and decoded a column of bytes at a time; the
+    bytes must be those of encoding each item in turn, and come back exactly."""
+
+    @staticmethod
+    def item_by_item(tag, items):
+        return tag + len(items).to_bytes(4, "big") + b"".join(wire.encode(item) for item in items)
+
+    def test_runs_of_floats_and_ints_of_every_width_are_the_items_bytes(self):
+        floats = [0.0, -0.0, 1.5, float("inf"), float("-inf"), float("nan"), 5e-324, -1e308] * 4
+        cases = [floats, [1, 3] + floats, floats + [7] * 20 + floats]
+        for width in range(1, 10):
+            top = 1 << (8 * width - 1)
+            cases.append([top - 1, -top, 0, -1, top // 3] * 5)
+        cases.append([0, 1, 255, 256, -129, 2**40, -(2**63), 2**63, 10**30] * 3)
+        cases.append([1, 2.0, 3, 4.0] * 10)
+        cases.append([1.0] * 20 + ["x", None, True] + [2**62] * 20)
+        for items in cases:
+            for value in (items, tuple(items)):
+                with self.subTest(value=value[:6], kind=type(value)):
+                    tag = b"L" if type(value) is list else b"U"
+                    self.assertEqual(wire.encode(value), self.item_by_item(tag, value))
+                    self.assertTrue(same(wire.decode(wire.encode(value)), value))
+                    self.assertTrue(same(wire.decode(self.item_by_item(tag, value)), value))
+
+    def test_bools_and_int_subclasses_are_not_read_as_ints(self):
+        value = [True, False] * 10 + [1] * 20
+        back = wire.decode(wire.encode(value))
+        self.assertEqual([type(item) for item in back], [bool] * 20 + [int] * 20)
+
+    def test_every_truncation_of_a_run_is_refused(self):
+        data = wire.encode([1.5] * 20 + [7] * 20)
+        for end in range(len(data)):
+            with self.assertRaises(wire.Malformed):
+                wire.decode(data[:end])
+
+
 class NotPlain(unittest.TestCase):
     def test_objects_that_are_not_data_are_refused_without_a_handle_table(self):
         class Yes:
@@ -442,6 +479,72 @@ class Frames(unittest.TestCase):
             self.assertEqual(bytes(receiving.receive()), payload)
         finally:
             os.waitpid(sender, 0)
+
+
+class Posted(unittest.TestCase):
+    """Frames the judge posts ahead of the answers it waits for (calls.py)."""
+
+    def setUp(self):
+        # The judge's end reads `answers` and writes `calls`.
+        self.answers_r, self.answers_w = os.pipe()
+        self.calls_r, self.calls_w = os.pipe()
+        self.judge = wire.Channel(self.answers_r, self.calls_w)
+        self.candidate = wire.Channel(self.calls_r, self.answers_w)
+
+    def tearDown(self):
+        for fd in (self.answers_r, self.answers_w, self.calls_r, self.calls_w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def test_posting_never_waits_for_a_reader_and_the_answer_awaited_times_out(self):
+        import time
+        payload = b"x" * (1 << 16)
+        numbers = [self.judge.post(payload) for _ in range(8)]
+        self.assertEqual(numbers, list(range(8)))
+        started = time.monotonic()
+        with self.assertRaises(wire.TimedOut):
+            self.judge.receive(time.monotonic() + 0.2, after=7)
+        self.assertLess(time.monotonic() - started, 2)
+
+    def test_calls_larger_than_the_pipe_are_answered_in_turn(self):
+        payloads = [bytes([number]) * 100_000 for number in range(6)]
+        answerer = os.fork()
+        if answerer == 0:
+            # Answers each call with its length, reading it only once the last answer is out.
+            for _ in payloads:
+                self.candidate.send(wire.encode(len(self.candidate.receive())))
+            os._exit(0)
+        try:
+            for payload in payloads:
+                self.judge.post(payload)
+            for number, payload in enumerate(payloads):
+                self.assertEqual(wire.decode(self.judge.receive(after=number)), len(payload))
+        finally:
+            os.waitpid(answerer, 0)
+
+    def test_an_answer_that_came_before_its_call_was_made_is_refused(self):
+        self.judge.post(wire.encode("call 0"))
+        self.candidate.receive()
+        # Two answers for one call: the second answers a call not yet made.
+        self.candidate.send(wire.encode(0))
+        self.candidate.send(wire.encode(1))
+        self.assertEqual(wire.decode(self.judge.receive(after=0)), 0)
+        self.judge.post(wire.encode("call 1"))
+        with self.assertRaisesRegex(wire.Malformed, "before its call was made"):
+            self.judge.receive(after=1)
+
+    def test_an_answer_sent_while_its_call_waits_to_be_written_is_refused(self):
+        self.judge.post(b"z" * (1 << 17))
+        self.candidate.send(wire.encode("too soon"))
+        with self.assertRaisesRegex(wire.Malformed, "before its call was made"):
+            self.judge.receive(after=0)
+
+    def test_a_call_the_other_end_can_no_longer_read_ends_as_a_hang_up(self):
+        os.close(self.calls_r)
+        self.judge.post(wire.encode("call 0"))
+        self.assertIsNone(self.judge.receive(after=0))
 
 
 class Budget(unittest.TestCase):

@@ -1,0 +1,96 @@
+//! Candidates of suites of calls that abuse the calls the judge sends ahead of the answer
+//! it awaits (`sandbox/passk_driver/calls.py`): answering before being asked, flooding
+//! the judge while reading nothing, hanging or exiting with calls in flight. Each gets the
+//! verdict it deserves, and the run ends.
+
+use std::path::Path;
+
+use passk_tests::{evaluate_set, write_jsonl};
+use serde_json::{json, Value};
+
+/// More inputs than the judge sends ahead, so that calls are in flight throughout.
+const INPUTS: u64 = 100;
+
+/// An EvalPlus problem, `double(n)`, whose base inputs are 0 to 99 and plus input 100.
+fn problems(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("problems.jsonl");
+    let base: Vec<Value> = (0..INPUTS).map(|n| json!([n])).collect();
+    write_jsonl(
+        &path,
+        &[json!({
+            "task_id": "HumanEval/950", "prompt": "def double(n: int):\n    \"\"\"Return 2 * n.\"\"\"\n",
+            "entry_point": "double", "canonical_solution": "    return 2 * n\n", "test": "", "contract": "",
+            "atol": 0, "base_input": base, "plus_input": [[INPUTS]],
+        })],
+    );
+    path
+}
+
+fn judged(completion: &str) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = [json!({"task_id": "HumanEval/950", "completion": completion})];
+    let results = evaluate_set(dir.path(), &problems(dir.path()), &samples, &["--jobs", "1", "--timeout", "60"]).1;
+    let result = results.into_iter().next().unwrap();
+    // However it ended, it ended by its own input's limit, not the sample's.
+    assert!(result["duration"].as_f64().unwrap() < 30.0, "{result}");
+    result
+}
+
+/// Python that writes, on the candidate's end of its line to the judge, the frame of
+/// the answer `("return", value)` to each int of the expression `values`.
+fn answer_frames(values: &str) -> String {
+    format!(
+        "    import os\n    def frame(value):\n        data = value.to_bytes((value.bit_length() + 8) // 8, 'big', signed=True)\n        payload = b'U\\x00\\x00\\x00\\x02S\\x00\\x00\\x00\\x06returnI' + len(data).to_bytes(4, 'big') + data\n        return len(payload).to_bytes(4, 'big') + payload\n    frames = b''.join(frame(value) for value in {values})\n"
+    )
+}
+
+/// Guards against answers taken for calls the candidate had not yet been sent: every
+/// right answer written at the first call, before any other was read, would pass.
+#[test]
+fn answers_written_before_their_calls_were_made_do_not_count() {
+    let completion = format!(
+        "{}    os.write(4, frames)\n    import time\n    time.sleep(3600)\n",
+        answer_frames(&format!("(2 * m for m in range(n, n + {INPUTS}))"))
+    );
+    let result = judged(&completion);
+    assert_eq!(result["status"], "error", "{result}");
+    assert!(result["detail"].as_str().unwrap().contains("an answer that came before its call was made"), "{result}");
+    assert_eq!(result["passed"], false, "{result}");
+}
+
+#[test]
+fn a_candidate_that_floods_answers_and_reads_nothing_fails_on_the_first_wrong_one() {
+    let completion = format!("{}    while True:\n        os.write(4, frames * 100)\n", answer_frames("[0]"));
+    let result = judged(&completion);
+    // Its first answer, 0, is double(0); the next, another 0, is wrong.
+    assert_eq!(result["status"], "failed", "{result}");
+    let phase = &result["phases"][0];
+    assert_eq!(phase["failure"]["outcome"], "returned 0", "{result}");
+    assert_eq!((phase["passed"].as_u64(), phase["run"].as_u64()), (Some(1), Some(2)), "{result}");
+}
+
+#[test]
+fn a_call_that_sleeps_past_its_limit_with_calls_in_flight_times_out_on_that_input() {
+    let result = judged("    if n == 40:\n        import time\n        time.sleep(3600)\n    return 2 * n\n");
+    assert_eq!(result["status"], "timeout", "{result}");
+    let phase = &result["phases"][0];
+    assert!(phase["failure"]["outcome"].as_str().unwrap().starts_with("was still running after 1 s"), "{result}");
+    assert_eq!((phase["passed"].as_u64(), phase["run"].as_u64()), (Some(40), Some(41)), "{result}");
+    assert_eq!(phase["failure"]["input"], 40, "{result}");
+}
+
+#[test]
+fn a_call_that_exits_with_calls_in_flight_ends_the_sample_as_an_exit() {
+    let result = judged("    if n == 40:\n        import os\n        os._exit(3)\n    return 2 * n\n");
+    assert_eq!(result["status"], "error", "{result}");
+    assert!(result["detail"].as_str().unwrap().contains("status 3"), "{result}");
+    let phase = &result["phases"][0];
+    assert_eq!((phase["passed"].as_u64(), phase["run"].as_u64()), (Some(40), Some(41)), "{result}");
+}
+
+#[test]
+fn every_input_is_judged_with_calls_in_flight() {
+    let result = judged("    return 2 * n if n % 2 else n + n\n");
+    assert_eq!(result["passed"], true, "{result}");
+    assert_eq!(result["tests"], json!({"passed": INPUTS + 1, "run": INPUTS + 1, "total": INPUTS + 1}), "{result}");
+}
