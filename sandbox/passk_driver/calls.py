@@ -230,9 +230,8 @@ class _Ahead:
         self.phase = phase
         self.channel = channel
         # For each input posted and not yet answered: its frame's number on the channel,
-        # when it was posted, and its size.
+        # and its size.
         self.numbers = {}
-        self.times = {}
         self.sizes = collections.deque()
         self.unanswered = 0
         self.next = 0
@@ -243,7 +242,7 @@ class _Ahead:
 
     def post_through(self, index):
         """Posts the calls from `index` on, as far ahead as the window allows; returns
-        input `index`'s frame number and when it was posted. NotPlainData if that input
+        input `index`'s frame number. NotPlainData if that input
         cannot cross."""
         inputs = self.phase.inputs
         # While the canonical solution's outputs are recorded, one call at a time: the
@@ -261,13 +260,12 @@ class _Ahead:
                 break
             payload, self.waiting = self.waiting, None
             self.numbers[self.next] = self.channel.post(payload)
-            self.times[self.next] = time.monotonic()
             self.sizes.append(len(payload))
             self.unanswered += len(payload)
             self.next += 1
         if self.refused is not None and self.refused[0] == index:
             raise self.refused[1]
-        return self.numbers.pop(index), self.times.pop(index)
+        return self.numbers.pop(index)
 
     def answered(self):
         """The call awaited was answered: its bytes leave the window."""
@@ -303,23 +301,23 @@ def judge_phase(phase, channel, seal, record=None):
         return _record(tally, "failed", f"NameError: {message}", f"failed: {message}")
     comparison = phase.comparison()
     ahead = _Ahead(phase, channel)
-    # When the last answer came: the time charged to an input runs from then, or from
-    # when its call was posted if that was later.
-    answered_at = 0.0
     for index, arguments in enumerate(phase.inputs):
         try:
-            number, posted_at = ahead.post_through(index)
+            number = ahead.post_through(index)
         except wire.NotPlainData as error:
             detail = f"{tally.where(index)} holds {error}, which cannot cross to another process"
             return _record(tally, "unjudgeable", detail, "failed: cannot be judged out of process")
         limit = phase.limits[index] if phase.limits else None
         tally.run += 1
         try:
-            started = max(answered_at, posted_at)
+            # The time charged to an input runs from when the judge is done with the
+            # answer before it, never from when that answer came: comparing a large
+            # answer (HumanEval/130's million floats) is the judge's time, not the next
+            # input's. An answer that came while the judge was busy took none.
+            started = time.monotonic()
             deadline = started + limit if limit else None
             raw = wire.whole_answer(channel, channel.receive(deadline, after=number), deadline)
-            answered_at = channel.arrived
-            elapsed = answered_at - started
+            elapsed = max(0.0, channel.arrived - started)
             ahead.answered()
         except wire.TimedOut:
             detail = tally.fail(index, arguments, f"was still running after {limit:g} s{phase.limit_rule}")
