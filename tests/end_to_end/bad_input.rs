@@ -377,3 +377,22 @@ fn samples_for_the_wrong_place_or_set_are_named_as_such() {
         insta::assert_snapshot!("wrong-way-messages", transcript);
     });
 }
+
+/// Regression: `passk canonical` on a problem file without a single canonical solution
+/// (the released CodeContests sample) wrote an empty samples file and exited 0, and the
+/// evaluation it led to refused the empty file.
+#[test]
+fn canonical_refuses_a_problem_file_without_any_canonical_solution() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("problems.jsonl");
+    let problem = |id: &str| {
+        json!({"task_id": id, "prompt": "def f():\n", "entry_point": "f",
+            "test": "def check(candidate):\n    assert candidate() == 1\n"})
+    };
+    write_jsonl(&problems, &[problem("t/0"), problem("t/1")]);
+    let output = dir.path().join("samples.jsonl");
+    let run = finish(passk(["canonical", "--problems"]).arg(&problems).arg("--output").arg(&output));
+    assert_eq!(run.code, Some(4), "{}", run.stderr);
+    assert!(run.stderr.contains("its 2 problems have no canonical solution"), "{}", run.stderr);
+    assert!(!output.exists(), "an empty samples file was written");
+}

@@ -243,3 +243,24 @@ fn output_piped_into_a_reader_that_stops_early_ends_quietly_with_the_results_com
     let lines = read_jsonl(&results);
     assert_eq!(lines.len(), read_jsonl(&samples).len(), "every sample has its verdict in the results");
 }
+
+/// Regression: `fetch-humaneval --help` downloaded HumanEval into a folder named
+/// `--help`, and `fetch-benchmark --help` refused `--help` as a benchmark's name.
+#[test]
+fn the_fetch_scripts_answer_help_with_their_usage_and_fetch_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    for (script, says) in [("fetch-humaneval", "fetch-humaneval [DIR]"), ("fetch-benchmark", "humaneval-plus")] {
+        for flag in ["--help", "-h"] {
+            let run = finish(
+                std::process::Command::new(repo_root().join("problems").join(script))
+                    .arg(flag)
+                    .current_dir(dir.path())
+                    .env("PASSK_PYPI_INDEX", "http://127.0.0.1:9/simple")
+                    .env("PASSK_MIRROR", dir.path().join("no-mirror")),
+            );
+            assert_eq!(run.code, Some(0), "{script} {flag}: {}", run.stderr);
+            assert!(run.stdout.contains(says), "{script} {flag}: {}", run.stdout);
+        }
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "the scripts left something behind");
+}

@@ -158,6 +158,7 @@ pub fn write_samples(
     format: Option<crate::problems::Format>,
     output: Option<&std::path::Path>,
 ) -> Result<(), CommandError> {
+    let problems_path = problems;
     let problems = ProblemSet::load(problems, &crate::problems::SetOptions { format, ..Default::default() })?;
     let mut text = Vec::new();
     let mut missing = Vec::new();
@@ -170,6 +171,9 @@ pub fn write_samples(
             }
             None => missing.push(problem.task_id.clone()),
         }
+    }
+    if !problems.problems.is_empty() && missing.len() == problems.problems.len() {
+        return Err(CommandError::NoCanonicalSolutions { path: problems_path.to_owned(), problems: missing.len() });
     }
     if !missing.is_empty() {
         say!(

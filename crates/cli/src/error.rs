@@ -34,6 +34,11 @@ pub enum CommandError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "{path}: {} no canonical solution, so there are no samples to write",
+        if *problems == 1 { "its 1 problem has".to_owned() } else { format!("its {problems} problems have") }
+    )]
+    NoCanonicalSolutions { path: String, problems: usize },
     #[error("cannot find a usable python interpreter")]
     Interpreter(#[source] passk_runner::InterpreterError),
     /// An `--allow-package` that cannot be allowed: a bad flag, not a bad interpreter.
@@ -114,7 +119,9 @@ impl CommandError {
             CommandError::Stopped(Stopped::Infrastructure { .. }) | CommandError::IncompleteResults { .. } => {
                 EXIT_INFRASTRUCTURE
             }
-            CommandError::InvalidProblems { .. } | CommandError::Unjudgeable { .. } => EXIT_INVALID_PROBLEMS,
+            CommandError::InvalidProblems { .. }
+            | CommandError::Unjudgeable { .. }
+            | CommandError::NoCanonicalSolutions { .. } => EXIT_INVALID_PROBLEMS,
             _ => EXIT_RUN_FAILED,
         }
     }
@@ -150,7 +157,7 @@ impl UnjudgeableBecause {
             }
             UnjudgeableBecause::ExpectedOutputs => {
                 "their canonical solutions gave no expected outputs here (see the `unjudgeable` lines of the \
-                 results); failed expected outputs are not cached, so the same command tries them again"
+                 results); failed expected outputs are not cached, so the same command with --restart tries them again"
             }
             UnjudgeableBecause::Unknown => "the `unjudgeable` lines of the results say why",
         }

@@ -143,7 +143,7 @@ pub async fn attach(
     }
     if !failing.is_empty() {
         say!(
-            "warning: {} cannot be judged, for want of expected outputs (not cached: the next run tries again): {}",
+            "warning: {} cannot be judged, for want of expected outputs (not cached: a run with --restart tries again): {}",
             plural(failing.len(), "problem"),
             crate::report::first_few(&failing, 5)
         );
