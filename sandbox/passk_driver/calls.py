@@ -68,7 +68,8 @@ class Phase:
             self.expected = None
         if self.equality == "apps" and self.expected is not None:
             self.inputs = [_apps_arguments(arguments) for arguments in self.inputs]
-            self.expected = [_apps_expected(output) for output in self.expected]
+            # Suites of this rule give their outputs as values, never as recordings.
+            self.expected = ExpectedOutputs([_apps_expected(output) for output in self.expected.kept])
         candidate_view, canonical_view = evalplus.views(evalplus.oracle(self.dataset, self.entry_point))
         self.view = canonical_view if self.record else candidate_view
 
