@@ -34,6 +34,9 @@ AHEAD_BYTES = 1 << 16
 # What an answer's frame holds before the value: the encoding of ("return", value) ends
 # with the value's.
 _RETURN_PREFIX = wire.encode(("return", None))[:-len(wire.encode(None))]
+# What a call's frame holds before its arguments: the encoding of ("call", arguments, {},
+# view) is this, the arguments', then the last two items'.
+_CALL_HEAD = wire.encode(("call", None, None, None))[:-3 * len(wire.encode(None))]
 
 
 class Phase:
@@ -49,12 +52,8 @@ class Phase:
         self.limit_rule = spec.get("limit_rule", "")
         self.atol = float(spec.get("atol") or 0)
         self.equality = spec.get("compare", "evalplus")
-        # The data is the suite's own, and may hold integers of any size.
-        sys.set_int_max_str_digits(0)
-        inputs = json.loads(spec["inputs"])
-        if spec.get("inputs_form") == "lines":
-            inputs = [[json.loads(line) for line in text.split("\n")] for text in inputs]
-        self.inputs = evalplus.rebuild_inputs(self.dataset, spec.get("task"), inputs)
+        self._spec = spec
+        self._inputs = None
         expected = spec.get("expected")
         if type(expected) is str and spec.get("expected_form") == "base64":
             self.expected = ExpectedOutputs(wire.decode(base64.b64decode(expected)))
@@ -67,11 +66,50 @@ class Phase:
         else:
             self.expected = None
         if self.equality == "apps" and self.expected is not None:
-            self.inputs = [_apps_arguments(arguments) for arguments in self.inputs]
             # Suites of this rule give their outputs as values, never as recordings.
             self.expected = ExpectedOutputs([_apps_expected(output) for output in self.expected.kept])
+        arguments = spec.get("arguments")
+        if type(arguments) is list:
+            self.arguments = [base64.b64decode(encoded) for encoded in arguments]
+            self.count = len(self.arguments)
+        else:
+            self.arguments = None
+            # Read now, so that inputs that cannot be read make the phase unjudgeable.
+            self.count = len(self.inputs)
+        # While recording, each input's arguments as encoded for its call, until the
+        # harness is sent them with the output.
+        self.encoded = {}
         candidate_view, canonical_view = evalplus.views(evalplus.oracle(self.dataset, self.entry_point))
         self.view = canonical_view if self.record else candidate_view
+        self._call_tail = wire.encode({}) + wire.encode(self.view)
+
+    @property
+    def inputs(self):
+        """Each input's arguments, read when first needed: where the calls come encoded,
+        only to show a failure or for an oracle that reads them."""
+        if self._inputs is None:
+            spec = self._spec
+            # The data is the suite's own, and may hold integers of any size.
+            sys.set_int_max_str_digits(0)
+            inputs = json.loads(spec["inputs"])
+            if spec.get("inputs_form") == "lines":
+                inputs = [[json.loads(line) for line in text.split("\n")] for text in inputs]
+            inputs = evalplus.rebuild_inputs(self.dataset, spec.get("task"), inputs)
+            if self.equality == "apps" and self.expected is not None:
+                inputs = [_apps_arguments(arguments) for arguments in inputs]
+            self._inputs = inputs
+        return self._inputs
+
+    def call(self, index):
+        """The frame of input `index`'s call, the encoding of ("call", arguments, {},
+        view); NotPlainData if its arguments cannot cross."""
+        if self.arguments is not None:
+            arguments = self.arguments[index]
+        else:
+            arguments = wire.encode(list(self.inputs[index]))
+            if self.record:
+                self.encoded[index] = arguments
+        return _CALL_HEAD + arguments + self._call_tail
 
     def comparison(self):
         if self.equality == "evalplus":
@@ -119,6 +157,8 @@ def _apps_expected(expected):
 class _ListsForTuples:
     """LiveCodeBench's functional comparison: a tuple answer counts as a list."""
 
+    reads_arguments = False
+
     def matches(self, arguments, got, expected):
         if type(got) is tuple:
             got = list(got)
@@ -131,6 +171,8 @@ class _ListsForTuples:
 class _AppsCalls:
     """APPS's call-based comparison: a tuple counts as a list, and the expected output
     may come wrapped in a list of one."""
+
+    reads_arguments = False
 
     def matches(self, arguments, got, expected):
         if type(got) is tuple:
@@ -162,7 +204,7 @@ class _Tally:
         self.first_detail = ""
 
     def extra(self):
-        extra = {"phase": self.phase.name, "passed": self.passed, "run": self.run, "total": len(self.phase.inputs)}
+        extra = {"phase": self.phase.name, "passed": self.passed, "run": self.run, "total": self.phase.count}
         if self.failure is not None:
             extra["failure"] = self.failure
         if self.phase.record:
@@ -171,12 +213,13 @@ class _Tally:
         return extra
 
     def where(self, index):
-        return f"{self.phase.name} input {index + 1} of {len(self.phase.inputs)}"
+        return f"{self.phase.name} input {index + 1} of {self.phase.count}"
 
-    def fail(self, index, arguments, outcome, expected=None):
+    def fail(self, index, outcome, expected=None):
         """The detail of input `index`'s failure; the first failure is kept for the record,
         and what was expected of it (`expected()`, the value) is sealed for the harness
         (see harness_link.py)."""
+        arguments = self.phase.inputs[index]
         detail = f"{self.where(index)}: {self.phase.entry_point}({_shown(arguments)[1:-1]}) {outcome}"
         if self.failure is None:
             self.failure = {"phase": self.phase.name, "input": index, "arguments": _shown(arguments),
@@ -245,15 +288,14 @@ class _Ahead:
         """Posts the calls from `index` on, as far ahead as the window allows; returns
         input `index`'s frame number. NotPlainData if that input
         cannot cross."""
-        inputs = self.phase.inputs
         # While the canonical solution's outputs are recorded, one call at a time: the
         # time each took sets its input's limit, and answers read together would give
         # all but the first none.
         ahead = 1 if self.phase.record else AHEAD
-        while self.refused is None and self.next < len(inputs) and self.next < index + ahead:
+        while self.refused is None and self.next < self.phase.count and self.next < index + ahead:
             if self.waiting is None:
                 try:
-                    self.waiting = wire.encode(("call", list(inputs[self.next]), {}, self.phase.view))
+                    self.waiting = self.phase.call(self.next)
                 except wire.NotPlainData as error:
                     self.refused = (self.next, error)
                     break
@@ -277,7 +319,8 @@ def judge_phase(phase, channel, seal, record=None):
     """Calls the candidate behind `channel` once per input; returns the Record of the
     phase (status GONE if the candidate hung up). What the first failure expected goes to
     `seal(shown, suffix)`, never into the record; when the phase records, each output
-    goes to `record(input, encoded, seconds)` as it comes."""
+    goes to `record(input, encoded, seconds, arguments)` as it comes, with the encoding
+    of the call's arguments."""
     tally = _Tally(phase, seal)
     try:
         first = channel.receive()
@@ -302,7 +345,7 @@ def judge_phase(phase, channel, seal, record=None):
         return _record(tally, "failed", f"NameError: {message}", f"failed: {message}")
     comparison = phase.comparison()
     ahead = _Ahead(phase, channel)
-    for index, arguments in enumerate(phase.inputs):
+    for index in range(phase.count):
         try:
             number = ahead.post_through(index)
         except wire.NotPlainData as error:
@@ -321,7 +364,7 @@ def judge_phase(phase, channel, seal, record=None):
             elapsed = max(0.0, channel.arrived - started)
             ahead.answered()
         except wire.TimedOut:
-            detail = tally.fail(index, arguments, f"was still running after {limit:g} s{phase.limit_rule}")
+            detail = tally.fail(index, f"was still running after {limit:g} s{phase.limit_rule}")
             return _record(tally, "timeout", detail, "timed out")
         except wire.TooLarge as error:
             return _record(tally, *judge.too_large(error).fields()[:3])
@@ -331,7 +374,7 @@ def judge_phase(phase, channel, seal, record=None):
             return _record(tally, judge.GONE, "", "")
         if phase.record and len(raw) > expected_outputs.LARGE and _returned(raw) is not None:
             # Recorded as it came: an answer of a gigabyte is never built here.
-            record(index, stored(_returned(raw)), elapsed)
+            record(index, stored(_returned(raw), channel.budget), elapsed, phase.encoded.pop(index))
             tally.passed += 1
             continue
         if not phase.record and _same_bytes(phase, comparison, index, raw, channel.budget):
@@ -348,13 +391,13 @@ def judge_phase(phase, channel, seal, record=None):
             return _record(tally, *judge.exit_record(answer[2]).fields()[:3])
         if kind == "raise" and judge.shape(answer, str, str, (tuple, type(None)), str):
             _, _, name, _, text = answer
-            detail = tally.fail(index, arguments, judge.said(name, text))
+            detail = tally.fail(index, judge.said(name, text))
             record = judge.exception_record(text, detail)
             if phase.record or not phase.every_input or record.status != "failed":
                 return _record(tally, *record.fields()[:3])
             continue
         if kind == "not-plain" and judge.shape(answer, str):
-            detail = tally.fail(index, arguments, f"returned {answer[1]}, which is not plain data")
+            detail = tally.fail(index, f"returned {answer[1]}, which is not plain data")
             return _record(tally, "failed", detail, f"failed: returned {answer[1]}, which is not plain data")
         if kind != "return" or len(answer) != 2:
             return _record(tally, *judge.unreadable("not an answer").fields()[:3])
@@ -362,7 +405,8 @@ def judge_phase(phase, channel, seal, record=None):
         if phase.record:
             # The answer's own bytes, without encoding it again.
             returned = _returned(raw)
-            record(index, stored(returned if returned is not None else wire.encode(got)), elapsed)
+            record(index, stored(returned if returned is not None else wire.encode(got), channel.budget), elapsed,
+                   phase.encoded.pop(index))
             tally.passed += 1
             continue
         try:
@@ -372,13 +416,14 @@ def judge_phase(phase, channel, seal, record=None):
             expected = _TOO_LARGE
             if isinstance(comparison, evalplus.Comparison):
                 comparison.judged_unseen(phase.expected.is_floats(index, channel.budget))
+        arguments = phase.inputs[index] if comparison.reads_arguments else None
         if expected is not _TOO_LARGE and comparison.matches(arguments, got, expected):
             tally.passed += 1
             continue
-        detail = tally.fail(index, arguments, f"returned {_shown(got)}",
+        detail = tally.fail(index, f"returned {_shown(got)}",
                             lambda: phase.expected.value(index, channel.budget))
         if not phase.every_input:
             return _record(tally, "failed", detail, "failed: wrong answer")
-    if tally.passed < len(phase.inputs):
+    if tally.passed < phase.count:
         return _record(tally, "failed", tally.first_detail, "failed: wrong answer")
     return _record(tally, "passed", "", "passed")

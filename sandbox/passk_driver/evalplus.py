@@ -98,6 +98,8 @@ class Comparison:
     def __init__(self, dataset, entry_point, atol):
         self.oracle = oracle(dataset, entry_point)
         self.atol = atol
+        # Whether `matches` reads the call's arguments: only these oracles do.
+        self.reads_arguments = self.oracle in ("pyramid_surface", "digit_distance", "find_zero")
 
     def matches(self, arguments, got, expected):
         try:

@@ -1,24 +1,34 @@
 """A phase's expected outputs in the judge, kept as their wire encodings.
 
-An output of up to LARGE bytes is decoded when the phase is loaded, and every answer is
-compared with it by value, as EvalPlus compares. A larger one (HumanEval+'s of tens of
-megabytes, MBPP+'s Mbpp/255 of more than a gigabyte, whose objects no sample's memory
-holds) stays bytes, compressed when it was recorded (`stored`), and an answer whose
-encoding is the same bytes passes without either being decoded, where that is what a
-comparison by value would say (`equal_bytes`). Where the bytes differ, both are decoded
-and compared by value as for a small output.
+Each output is kept as the bytes of its encoding and decoded only when an answer must be
+compared with it by value. An answer whose encoding is the same bytes passes without
+either being decoded, where that is what a comparison by value would say, as EvalPlus
+compares (`equal_bytes`); most answers are, and an answer that is not is decoded and
+compared by value. What the judge learns of an output is kept for the samples that
+follow.
+
+An output whose encoding is larger than LARGE (HumanEval+'s of tens of megabytes, MBPP+'s
+Mbpp/255 of more than a gigabyte, whose objects no sample's memory holds) is recorded
+with what judging needs of it, so that the judge need not read it again (`stored`): its
+size and digest, to tell an answer of the same bytes, whether it equals a copy of itself
+and whether EvalPlus's is_floats holds, then the encoding itself, compressed where that
+makes it smaller, read only where an answer's bytes differ.
 """
 
+import hashlib
 import re
+import struct
 import zlib
 
 from . import evalplus, wire
 
-# Outputs whose encoding is longer are kept as bytes, and recorded compressed.
+# Outputs whose encoding is longer are recorded with their digest.
 LARGE = 1 << 20
-# A recorded output that begins with this byte is compressed (zlib's first byte at every
-# level); the encoding of a value begins with its tag, never this.
-_COMPRESSED = 0x78
+# A recorded large output begins with this byte; an encoding begins with its tag, a
+# letter, never this.
+_DIGESTED = 0x01
+_HEADER = struct.Struct(">BQ32sB")
+_SELF_EQUAL, _FLOATS, _COMPRESSED = 1, 2, 4
 _PIECE = 1 << 22
 # Bytes without which an encoding holds no value that may be unequal to a copy of
 # itself: the tags of numpy values and Decimals (NaN), and the first two bytes of a NaN
@@ -27,80 +37,102 @@ _PIECE = 1 << 22
 _TAGS_MAYBE_SELF_UNEQUAL = (b"A", b"G", b"X")
 _NAN_STARTS = (b"\x7f", b"\xff")
 _NAN = re.compile(rb"[\x7f\xff][\xf0-\xff]")
+# A list or tuple of floats: its tag and count, then D and eight bytes for each item.
+_FLOAT_ITEMS = re.compile(rb"(?:D[\x00-\xff]{8})*\Z")
+# For each byte: whether it may be a NaN's first byte, or its second.
+_NAN_FIRST = bytes(int(byte & 0x7F == 0x7F) for byte in range(256))
+_NAN_SECOND = bytes(int(byte >= 0xF0) for byte in range(256))
 
 
-def _maybe_self_unequal(piece):
-    # Searched byte by byte (memchr) first: a regular expression of classes is slow
-    # over a gigabyte.
-    if any(tag in piece for tag in _TAGS_MAYBE_SELF_UNEQUAL):
-        return True
-    return any(start in piece for start in _NAN_STARTS) and _NAN.search(piece) is not None
+def _digest(encoding):
+    return hashlib.blake2b(encoding, digest_size=32).digest()
 
 
-def stored(encoding):
-    """What the harness keeps of an output: a large one compressed, if that makes it
-    smaller (`encoding` may be a memoryview)."""
+def stored(encoding, budget=None):
+    """What the harness keeps of an output, from its encoding (which may be a memoryview):
+    a small one as it is, a large one with what judging needs of it (see the module's
+    docs); deciding that may take `budget` to decode it."""
     if len(encoding) <= LARGE:
         return bytes(encoding)
-    compressed = zlib.compress(encoding, 1)
-    return compressed if len(compressed) < len(encoding) else bytes(encoding)
+    flags = (_SELF_EQUAL if _self_equal(encoding, budget) else 0) | (_FLOATS if _is_floats(encoding, budget) else 0)
+    payload = zlib.compress(encoding, 1)
+    if len(payload) < len(encoding):
+        flags |= _COMPRESSED
+    else:
+        payload = encoding
+    return _HEADER.pack(_DIGESTED, len(encoding), _digest(encoding), flags) + payload
 
 
-def _pieces(data):
-    """The encoding of a kept output, in pieces of about _PIECE bytes."""
-    if not data or data[0] != _COMPRESSED:
-        view = memoryview(data)
-        for start in range(0, len(view), _PIECE):
-            yield bytes(view[start:start + _PIECE])
-        return
-    inflate = zlib.decompressobj()
-    rest = data
-    while rest:
-        yield inflate.decompress(rest, _PIECE)
-        rest = inflate.unconsumed_tail
-    tail = inflate.flush()
-    if tail:
-        yield tail
-    if not inflate.eof:
-        raise wire.Malformed("a compressed expected output cut short")
+class _Output:
+    """One expected output as recorded, and what was learned of it."""
+
+    __slots__ = ("data", "size", "digest", "self_equal", "floats", "decoded")
+
+    def __init__(self, data):
+        self.digest = self.decoded = None
+        if data[:1] == bytes([_DIGESTED]):
+            _, self.size, self.digest, flags = _HEADER.unpack_from(data)
+            self.data = memoryview(data)[_HEADER.size:]
+            if flags & _COMPRESSED:
+                self.data = _Compressed(self.data)
+            self.self_equal, self.floats = bool(flags & _SELF_EQUAL), bool(flags & _FLOATS)
+        else:
+            self.data, self.size = data, len(data)
+            self.self_equal = self.floats = None
+
+    def encoding(self):
+        if type(self.data) is _Compressed:
+            return self.data.inflated()
+        return bytes(self.data)
+
+    def equals(self, answer):
+        """Whether `answer` (a memoryview) is the same bytes."""
+        if len(answer) != self.size:
+            return False
+        if self.digest is not None:
+            return _digest(answer) == self.digest
+        # As bytes: memoryviews compare item by item, a hundred times slower.
+        return bytes(answer) == self.data
+
+    def value(self, budget):
+        if self.decoded is not None:
+            return self.decoded[0]
+        value = wire.decode(self.encoding(), budget)
+        if self.digest is None:
+            # Small: kept decoded for the samples that follow, as the comparison reads it
+            # and never changes it.
+            self.decoded = (value,)
+        return value
 
 
-class _Large:
-    """An output kept as bytes, what was learned of it cached for the samples that follow."""
+class _Compressed:
+    """A large output's encoding as recorded, compressed."""
 
     def __init__(self, data):
         self.data = data
-        self.size = sum(len(piece) for piece in _pieces(data)) if data[0] == _COMPRESSED else len(data)
-        self.self_equal = None
-        self.floats = None
 
-    def encoding(self):
-        return self.data if self.data[0] != _COMPRESSED else b"".join(_pieces(self.data))
-
-    def equals(self, answer):
-        """Whether `answer` (a memoryview) is the same bytes, read a piece at a time."""
-        if len(answer) != self.size:
-            return False
-        at = 0
-        for piece in _pieces(self.data):
-            # As bytes: memoryviews compare item by item, a hundred times slower.
-            if bytes(answer[at:at + len(piece)]) != piece:
-                return False
-            at += len(piece)
-        return True
+    def inflated(self):
+        inflate = zlib.decompressobj()
+        pieces, rest = [], self.data
+        while rest:
+            pieces.append(inflate.decompress(rest, _PIECE))
+            rest = inflate.unconsumed_tail
+        pieces.append(inflate.flush())
+        if not inflate.eof:
+            raise wire.Malformed("a compressed expected output cut short")
+        return b"".join(pieces)
 
 
 class ExpectedOutputs:
-    """Each input's expected output: a value, or a large one's encoding."""
+    """Each input's expected output: a value, or a recorded output (see `recorded`)."""
 
     def __init__(self, kept):
         self.kept = kept
 
     @classmethod
-    def recorded(cls, encodings):
+    def recorded(cls, records):
         """From the outputs as recorded (see `stored`)."""
-        return cls([_Large(data) if len(data) > LARGE or data[:1] == bytes([_COMPRESSED]) else wire.decode(data)
-                    for data in encodings])
+        return cls([_Output(data) for data in records])
 
     def __len__(self):
         return len(self.kept)
@@ -108,69 +140,85 @@ class ExpectedOutputs:
     def value(self, index, budget):
         """The output of input `index`; TooLarge if it would take more than `budget` to hold."""
         kept = self.kept[index]
-        if type(kept) is not _Large:
+        if type(kept) is not _Output:
             return kept
-        return wire.decode(kept.encoding(), budget)
+        return kept.value(budget)
 
     def equal_bytes(self, index, answer, budget):
         """Whether the answer's encoding `answer` is the expected output's bytes, of a
         value that equals a copy of itself: so that comparing the two by value, as
         EvalPlus does, would say they are equal. False says nothing either way."""
         kept = self.kept[index]
-        if type(kept) is not _Large or not kept.equals(memoryview(answer)):
+        if type(kept) is not _Output or not kept.equals(memoryview(answer)):
             return False
         if kept.self_equal is None:
-            kept.self_equal = _self_equal(kept, budget)
+            kept.self_equal = _self_equal(kept.data, budget)
         return kept.self_equal
 
     def is_floats(self, index, budget):
         """EvalPlus's is_floats of the output of input `index`, mostly told from its
         bytes: only a list or tuple whose first item is a float is decoded."""
         kept = self.kept[index]
-        if type(kept) is not _Large:
+        if type(kept) is not _Output:
             return evalplus.is_floats(kept)
         if kept.floats is None:
-            kept.floats = _is_floats(kept, budget)
+            kept.floats = _is_floats(kept.data, budget)
         return kept.floats
 
 
-def _self_equal(kept, budget):
-    """Whether the output, decoded twice, makes two equal values. Where its bytes cannot
-    hold a NaN, a numpy value or a Decimal, it does without decoding: every other value
-    rebuilt from the same bytes equals its copy."""
-    carried = b""
-    for piece in _pieces(kept.data):
-        if _maybe_self_unequal(carried + bytes(piece[:1])) or _maybe_self_unequal(piece):
-            break
-        carried = bytes(piece[-1:])
-    else:
+def _maybe_self_unequal(encoding):
+    """Whether `encoding` (bytes or a memoryview) holds a byte that may mean a value
+    unequal to a copy of itself, read a piece at a time."""
+    view, carried = memoryview(encoding), b""
+    for start in range(0, len(view), _PIECE):
+        piece = bytes(view[start:start + _PIECE])
+        # Searched byte by byte (memchr) first: a regular expression of classes is slow
+        # over a gigabyte.
+        if any(tag in piece for tag in _TAGS_MAYBE_SELF_UNEQUAL):
+            return True
+        if any(first in carried + piece for first in _NAN_STARTS) and _NAN.search(carried + piece) is not None:
+            return True
+        carried = piece[-1:]
+    return False
+
+
+def _floats_without_nan(encoding):
+    """Whether `encoding` is a list or tuple of floats none of which is a NaN or an
+    infinity, told a column of bytes at a time: a million floats' bytes hold the first
+    two bytes of a NaN somewhere by chance."""
+    if len(encoding) < 5 or encoding[0] not in b"LU" or not _FLOAT_ITEMS.match(encoding, 5):
+        return False
+    data = bytes(encoding)
+    first, second = data[6::9].translate(_NAN_FIRST), data[7::9].translate(_NAN_SECOND)
+    return not int.from_bytes(first, "big") & int.from_bytes(second, "big")
+
+
+def _self_equal(encoding, budget):
+    """Whether the value of `encoding`, decoded twice, makes two equal values. Where its
+    bytes cannot hold a NaN, a numpy value or a Decimal, it does without decoding: every
+    other value rebuilt from the same bytes equals its copy."""
+    if not _maybe_self_unequal(encoding) or _floats_without_nan(encoding):
         return True
-    data = kept.encoding()
     half = budget // 2 if budget is not None else None
     try:
-        return bool(wire.decode(data, half) == wire.decode(data, half))
+        return bool(wire.decode(encoding, half) == wire.decode(encoding, half))
     except Exception:
         # Too large to decode twice, or equality that raises: compared by value, as
         # EvalPlus compares.
         return False
 
 
-_FLOAT_ITEM = re.compile(rb"(?:D[\x00-\xff]{8})*\Z")
-
-
-def _is_floats(kept, budget):
-    head = next(_pieces(kept.data))
-    tag = head[0]
+def _is_floats(encoding, budget):
+    tag = encoding[0]
     if tag == ord("D"):
         return True
     if tag in b"LU":
         # A float is a D, or a G (numpy.float64 is a float); any other first item
         # decides that not all items are floats.
-        if len(head) < 6 or head[5] not in b"DG":
+        if len(encoding) < 6 or encoding[5] not in b"DG":
             return False
-        data = kept.encoding()
-        if _FLOAT_ITEM.match(data, 5) and len(data) > 5:
+        if _FLOAT_ITEMS.match(encoding, 5):
             return True
     if tag in b"LUPAG":
-        return evalplus.is_floats(wire.decode(kept.encoding(), budget))
+        return evalplus.is_floats(wire.decode(encoding, budget))
     return False

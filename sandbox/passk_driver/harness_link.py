@@ -108,19 +108,22 @@ class HarnessLink:
         `expected` for the failure's record, `suffix` for the verdict's detail."""
         self._send({"seq": seq, "run": run, "expected": expected, "suffix": suffix})
 
-    def record(self, seq, run, index, output, seconds):
+    def record(self, seq, run, index, output, seconds, arguments):
         """Has the harness told what the canonical solution returned for input `index` of
-        run `run` (the wire encoding `output`) and how long the call took. Outputs go in
+        run `run` (the wire encoding `output`), how long the call took, and the encoding
+        of the call's arguments, which the suites that judge candidates send as they are
+        (see calls.Phase). Outputs go in
         frames of about RECORD_BATCH bytes, sent as they fill, so that none waits for the
         phase to end or is held with all the others; `flush_recorded` sends the last."""
         if self.recorded is not None and (self.recorded["seq"], self.recorded["run"]) != (seq, run):
             self.flush_recorded()
         if self.recorded is None:
-            self.recorded = {"seq": seq, "run": run, "first": index, "outputs": [], "seconds": []}
+            self.recorded = {"seq": seq, "run": run, "first": index, "outputs": [], "seconds": [], "arguments": []}
             self.recorded_bytes = 0
         self.recorded["outputs"].append(base64.b64encode(output).decode())
         self.recorded["seconds"].append(seconds)
-        self.recorded_bytes += len(output)
+        self.recorded["arguments"].append(base64.b64encode(arguments).decode())
+        self.recorded_bytes += len(output) + len(arguments)
         if self.recorded_bytes >= RECORD_BATCH:
             self.flush_recorded()
 

@@ -130,7 +130,8 @@ def _judge_calls(link, problem, channel):
         return phase
     try:
         return calls.judge_phase(phase, channel, lambda expected, suffix: link.seal(seq, index, expected, suffix),
-                                 lambda at, output, seconds: link.record(seq, index, at, output, seconds))
+                                 lambda at, output, seconds, arguments: link.record(seq, index, at, output, seconds,
+                                                                                    arguments))
     finally:
         # Before the record goes to the driver: the harness waits for every output.
         link.flush_recorded()

@@ -180,6 +180,37 @@ class Judged(unittest.TestCase):
         with_nan = [("a", 1.5)] * 100_000 + [("b", float("nan"))]
         self.assertEqual(self.judge(_phase([with_nan], [[1]]), [self.streamed(with_nan)]).status, "failed")
 
+    def test_a_nan_among_floats_whose_bytes_look_like_nans_by_chance_is_found(self):
+        # A million floats' bytes hold a NaN's first two bytes somewhere by chance: those
+        # must still pass by their bytes, and a real NaN among them must not.
+        import random
+
+        rng = random.Random(7)
+        floats = [rng.uniform(-1e300, 1e300) for _ in range(200_000)]
+        self.assertTrue(expected._NAN.search(wire.encode(floats)))
+        self.assertEqual(self.judge(_phase([floats], [[1]]), [self.streamed(floats)]).status, "passed")
+        floats[150_000] = float("nan")
+        self.assertEqual(self.judge(_phase([floats], [[1]]), [self.streamed(floats)]).status, "failed")
+
+    def test_an_answer_of_the_same_size_differing_in_one_byte_fails(self):
+        floats = [0.5] * 200_000
+        other = list(floats)
+        other[100_000] = 0.75
+        self.assertEqual(len(wire.encode(other)), len(wire.encode(floats)))
+        self.assertEqual(self.judge(_phase([floats], [[1]]), [self.streamed(other)]).status, "failed")
+
+    def test_small_outputs_pass_by_their_bytes_as_by_value(self):
+        phase = _phase([[1, 2], "x", [0.5, 1.5], 3], [[1], [2], [3], [4]])
+        answers = [[wire.encode(("return", value))] for value in ([1, 2], "x", [0.5, 1.5], 3)]
+        self.assertEqual(self.judge(phase, answers).status, "passed")
+        # A NaN is unequal to itself, in the same bytes too.
+        self.assertEqual(self.judge(_phase([[float("nan")]], [[1]]), [[wire.encode(("return", [float("nan")]))]])
+                         .status, "failed")
+        # The float tolerance, once set by a float passed by its bytes, holds for the next.
+        phase = _phase([0.5, 1.0], [[1], [2]])
+        answers = [[wire.encode(("return", 0.5))], [wire.encode(("return", 1.0000001))]]
+        self.assertEqual(self.judge(phase, answers).status, "passed")
+
     def test_equal_bytes_set_the_float_tolerance_for_the_inputs_after(self):
         # EvalPlus takes 1e-6 as the tolerance once an expected output is a float, for
         # every later input: a float list passed by its bytes sets it too.
@@ -205,7 +236,7 @@ class Judged(unittest.TestCase):
 
 
 class Kept(unittest.TestCase):
-    def test_large_outputs_are_kept_compressed_and_small_ones_decoded(self):
+    def test_large_outputs_are_kept_compressed_and_every_output_decodes_to_its_value(self):
         small, large = wire.encode([1, 2]), wire.encode(LARGE)
         self.assertEqual(expected.stored(small), small)
         self.assertLess(len(expected.stored(large)), len(large) // 10)
@@ -214,6 +245,32 @@ class Kept(unittest.TestCase):
         self.assertEqual(kept.value(1, None), LARGE)
         with self.assertRaises(wire.TooLarge):
             kept.value(1, 1 << 20)
+
+    def test_an_answer_of_the_expected_bytes_passes_without_reading_the_recorded_encoding(self):
+        # A large output is recorded with its digest: judging an answer of its very bytes
+        # never inflates the encoding, which a different answer needs.
+        record = expected.stored(wire.encode(LARGE))
+        cut = expected.ExpectedOutputs.recorded([record[:len(record) // 2]])
+        budget = 1 << 30
+        self.assertTrue(cut.equal_bytes(0, wire.encode(LARGE), budget))
+        self.assertFalse(cut.equal_bytes(0, wire.encode(LARGE[:-1] + [("a", "b", "c", "d")]), budget))
+        with self.assertRaises(wire.Malformed):
+            cut.value(0, budget)
+
+    def test_a_call_is_the_encoding_of_its_arguments_recorded_or_not(self):
+        inputs = [[1, "a", [0.5] * 20], [[(1, 2)], {"k": None}], [10 ** 40]]
+        spec = {"name": "plus", "entry_point": "f", "dataset": "mbpp", "task": None, "inputs": json.dumps(inputs)}
+        encoding = calls.Phase(dict(spec, record=True))
+        frames = [encoding.call(index) for index in range(len(inputs))]
+        self.assertEqual(frames, [wire.encode(("call", arguments, {}, None)) for arguments in json.loads(spec["inputs"])])
+        # What the recording phase encoded is what a phase given those bytes sends, and
+        # that phase reads its inputs only when it must show one.
+        recorded = [base64.b64encode(encoding.encoded[index]).decode() for index in range(len(inputs))]
+        given = calls.Phase(dict(spec, inputs="not json", arguments=recorded))
+        self.assertEqual([given.call(index) for index in range(len(inputs))], frames)
+        self.assertEqual(given.count, 3)
+        with self.assertRaises(ValueError):
+            given.inputs
 
     def test_is_floats_from_the_bytes_is_evalplus_is_floats(self):
         for value in ([0.5] * 200_000, [("a", 0.5)] * 200_000, [0.5] * 200_000 + [1], [1] + [0.5] * 200_000,

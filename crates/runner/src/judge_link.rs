@@ -52,6 +52,7 @@ struct Recorded {
     first: u64,
     outputs: Vec<String>,
     seconds: Vec<f64>,
+    arguments: Vec<String>,
 }
 
 /// A frame from the judge.
@@ -169,25 +170,30 @@ impl JudgeLink {
         verdict.detail.push_str(&part.suffix);
     }
 
-    /// Gives each phase of sample `seq` that recorded outputs the outputs and times the
-    /// judge sent for it. The judge sends them before its record, so they are all due;
+    /// Gives each phase of sample `seq` that recorded outputs the outputs, times and
+    /// arguments the judge sent for it. The judge sends them before its record, so they are all due;
     /// a phase missing any (its judge killed while sending) gets none.
     pub(crate) async fn collect_recorded(&mut self, seq: u64, verdict: &mut Verdict) {
         for (index, phase) in verdict.phases.iter_mut().enumerate() {
             let Some(count) = phase.recorded else { continue };
             let mut outputs = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
             let mut times = Vec::with_capacity(outputs.capacity());
+            let mut arguments = Vec::with_capacity(outputs.capacity());
             while (outputs.len() as u64) < count {
                 let Some(batch) = self.next_recorded(seq, index as u64).await else { break };
-                if batch.first != outputs.len() as u64 || batch.outputs.len() != batch.seconds.len() {
+                let items = batch.outputs.len();
+                if batch.first != outputs.len() as u64 || batch.seconds.len() != items || batch.arguments.len() != items
+                {
                     break;
                 }
                 outputs.extend(batch.outputs);
                 times.extend(batch.seconds);
+                arguments.extend(batch.arguments);
             }
             if outputs.len() as u64 == count {
                 phase.outputs = Some(outputs);
                 phase.times = Some(times);
+                phase.arguments = Some(arguments);
             }
         }
     }

@@ -110,6 +110,9 @@ pub struct Phase {
     pub outputs: Option<Vec<String>>,
     #[serde(skip)]
     pub times: Option<Vec<f64>>,
+    /// Each input's arguments as the judge encoded them for its call, in base64.
+    #[serde(skip)]
+    pub arguments: Option<Vec<String>>,
 }
 
 /// Tests of a standard-input problem.

@@ -177,6 +177,9 @@ pub struct Recorded {
     /// The judge's encoding of each input's output, in base64.
     pub outputs: Vec<String>,
     pub times: Vec<f64>,
+    /// The judge's encoding of each input's arguments, in base64: each call is sent to
+    /// the candidates as these bytes, without encoding its inputs again.
+    pub arguments: Vec<String>,
 }
 
 /// The suite that judges candidates: each input's limit from the canonical solution's
@@ -200,8 +203,8 @@ pub fn judging_suite(inputs: &EvalPlusInputs, recorded: &[Recorded], options: &S
             let recorded_time: f64 = recorded.times.iter().sum();
             let ceiling = PHASE_CEILING.max(options.time_limit_factor * recorded_time);
             let timeout = limits.iter().sum::<f64>().min(ceiling) + 1.0;
-            // The judge loads the phase's expected outputs before the candidate starts.
-            let bytes: usize = recorded.outputs.iter().map(String::len).sum();
+            // The judge loads the phase's expected outputs and calls before the candidate starts.
+            let bytes: usize = recorded.outputs.iter().chain(&recorded.arguments).map(String::len).sum();
             budget += timeout + bytes as f64 / LOADED_PER_SECOND;
             let rule = format!(
                 ", its limit (the larger of {} s and {} x the canonical solution's time)",
@@ -213,6 +216,7 @@ pub fn judging_suite(inputs: &EvalPlusInputs, recorded: &[Recorded], options: &S
                 "count": phase.count,
                 "expected": recorded.outputs,
                 "expected_form": "base64-each",
+                "arguments": recorded.arguments,
                 "limits": limits,
                 "limit_rule": rule,
                 "timeout": timeout,

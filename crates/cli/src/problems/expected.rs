@@ -159,8 +159,10 @@ fn outputs_of(verdict: &Verdict) -> Result<Vec<Recorded>, String> {
     verdict
         .phases
         .iter()
-        .map(|phase| match (&phase.outputs, &phase.times) {
-            (Some(outputs), Some(times)) => Ok(Recorded { outputs: outputs.clone(), times: times.clone() }),
+        .map(|phase| match (&phase.outputs, &phase.times, &phase.arguments) {
+            (Some(outputs), Some(times), Some(arguments)) => {
+                Ok(Recorded { outputs: outputs.clone(), times: times.clone(), arguments: arguments.clone() })
+            }
             _ => Err(format!("the outputs of phase {} never came from the judge", phase.phase)),
         })
         .collect()
