@@ -1098,6 +1098,8 @@ def whole_answer(channel, first, deadline=None):
 
 # Frames longer than this are checked to be messages before they are read.
 _LARGE_FRAME = 1 << 20
+# Posted frames written by one system call, at most.
+_WRITTEN_TOGETHER = 64
 
 
 class Channel:
@@ -1130,6 +1132,8 @@ class Channel:
         self.received_when_written = {}
         # The other end stopped reading: what is posted is dropped.
         self.unread = False
+        # Whether reads return at once rather than wait (see _before_read).
+        self.reads_nonblocking = False
 
     def send(self, payload):
         self.send_parts(payload)
@@ -1152,31 +1156,35 @@ class Channel:
 
     def post(self, payload):
         """Queues a frame to be written as the other end reads, without blocking; returns
-        its number (0 for the first posted), for `receive(after=...)`."""
+        its number (0 for the first posted), for `receive(after=...)`. What is posted is
+        written when the poster next waits to receive, the frames posted since together:
+        a write per frame would wake the other end for each."""
         if self.posted == 0:
             os.set_blocking(self.write_fd, False)
         self.outgoing.append(memoryview(_LENGTH.pack(len(payload)) + payload))
         self.posted += 1
-        self._push()
         return self.posted - 1
 
-    def _push(self):
+    def push(self):
         """Writes what the pipe takes of the posted frames."""
         while self.outgoing:
             try:
-                count = os.write(self.write_fd, self.outgoing[0])
+                count = os.writev(self.write_fd, list(itertools.islice(self.outgoing, _WRITTEN_TOGETHER)))
             except BlockingIOError:
                 return
             except BrokenPipeError:
                 self.unread = True
                 self.outgoing.clear()
                 return
-            if count < len(self.outgoing[0]):
-                self.outgoing[0] = self.outgoing[0][count:]
-                return
-            self.outgoing.popleft()
-            self.received_when_written[self.written] = self.received
-            self.written += 1
+            while count:
+                head = self.outgoing[0]
+                if count < len(head):
+                    self.outgoing[0] = head[count:]
+                    return
+                count -= len(head)
+                self.outgoing.popleft()
+                self.received_when_written[self.written] = self.received
+                self.written += 1
 
     def receive(self, deadline=None, after=None):
         """The next frame's payload, or None if the other end closed its side; TimedOut
@@ -1223,9 +1231,12 @@ class Channel:
             return self._fill_large(size, deadline)
         chunks = [self.buffer]
         while have < size:
-            if deadline is not None or self.outgoing:
+            self._before_read(deadline, chunks)
+            try:
+                chunk = os.read(self.read_fd, max(size - have, 1 << 16))
+            except BlockingIOError:
                 self._wait(deadline, chunks)
-            chunk = os.read(self.read_fd, max(size - have, 1 << 16))
+                continue
             if not chunk:
                 self.buffer = b"".join(chunks)
                 return False
@@ -1241,13 +1252,19 @@ class Channel:
         buffer[:have] = self.buffer
         view = memoryview(buffer)
         while have < size:
-            if deadline is not None or self.outgoing:
+            try:
+                self._before_read(deadline, None)
+                count = os.readv(self.read_fd, [view[have:]])
+            except BlockingIOError:
                 try:
                     self._wait(deadline, None)
                 except TimedOut:
                     self.buffer = bytes(view[:have])
                     raise
-            count = os.readv(self.read_fd, [view[have:]])
+                continue
+            except TimedOut:
+                self.buffer = bytes(view[:have])
+                raise
             if not count:
                 self.buffer = bytes(view[:have])
                 return False
@@ -1256,6 +1273,21 @@ class Channel:
         view.release()
         self.buffer = buffer
         return True
+
+    def _before_read(self, deadline, chunks):
+        """Writes what was posted; and where a deadline or frames still to be written are
+        to be watched while waiting, makes reads return at once, so that what has come
+        is read without a wait first (a read that finds nothing waits, then reads again).
+        TimedOut once the deadline has passed, whatever has come, keeping what was read."""
+        if deadline is not None and time.monotonic() >= deadline:
+            if chunks is not None:
+                self.buffer = b"".join(chunks)
+            raise TimedOut()
+        if self.outgoing:
+            self.push()
+        if (deadline is not None or self.outgoing) and not self.reads_nonblocking:
+            os.set_blocking(self.read_fd, False)
+            self.reads_nonblocking = True
 
     def _arrived(self, count):
         self.received += count
@@ -1282,7 +1314,7 @@ class Channel:
             if any(fd == self.read_fd for fd, _ in ready):
                 return
             if pushing and ready:
-                self._push()
+                self.push()
                 if not self.outgoing:
                     poller.unregister(self.write_fd)
                     pushing = False
@@ -1311,7 +1343,7 @@ class Channel:
                 if not os.read(self.read_fd, 1 << 16):
                     return False
                 raise Malformed(_EARLY)
-            self._push()
+            self.push()
         return True
 
 

@@ -524,8 +524,20 @@ class Posted(unittest.TestCase):
         finally:
             os.waitpid(answerer, 0)
 
+    def test_frames_posted_together_are_written_together_when_the_judge_waits(self):
+        import select
+        import time
+        numbers = [self.judge.post(wire.encode(f"call {number}")) for number in range(8)]
+        # Nothing is written while the judge goes on posting...
+        self.assertEqual(select.select([self.calls_r], [], [], 0)[0], [])
+        with self.assertRaises(wire.TimedOut):
+            self.judge.receive(time.monotonic() + 0.05, after=numbers[0])
+        # ...and all of it, in one write, once it waits for an answer.
+        self.assertEqual(len(os.read(self.calls_r, 1 << 16)), 8 * len(wire.encode("call 0")) + 8 * 4)
+
     def test_an_answer_that_came_before_its_call_was_made_is_refused(self):
         self.judge.post(wire.encode("call 0"))
+        self.judge.push()
         self.candidate.receive()
         # Two answers for one call: the second answers a call not yet made.
         self.candidate.send(wire.encode(0))
