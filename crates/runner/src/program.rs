@@ -38,6 +38,13 @@ pub enum Tests {
 }
 
 impl Tests {
+    /// See `Suite::expected_time`.
+    pub fn expected_time(&self) -> Option<Duration> {
+        match self {
+            Tests::Check(suite) | Tests::Calls(suite) | Tests::Stdio(suite) => suite.expected_time,
+        }
+    }
+
     /// HumanEval-style tests: `test` defines `check(candidate)`, run with the prompt's
     /// code. The driver's part holds the entry point alone: a candidate forked from a
     /// driver that had held the tests could find them in its memory, run them against a
@@ -93,6 +100,9 @@ pub struct Suite {
     /// For calls, the time all its phases may take together (each phase has its own
     /// limit, in the data); for standard input each run has the job's limit.
     pub budget: Option<Duration>,
+    /// How long a right candidate may be expected to take, where the problem's canonical
+    /// solution was timed on these tests: a run starts the longest first.
+    pub expected_time: Option<Duration>,
 }
 
 /// What a driver keeps of a suite: how to call or run the candidate, and its limits.
@@ -108,7 +118,11 @@ impl Suite {
         let bytes = serde_json::to_vec(&data).expect("a JSON value always serializes");
         let id = format!("{:x}", sha2::Sha256::digest(&bytes));
         let driver_part = driver_part(&data);
-        Suite { id, data, driver_part, runs, budget }
+        Suite { id, data, driver_part, runs, budget, expected_time: None }
+    }
+
+    pub fn with_expected_time(self, expected_time: Duration) -> Suite {
+        Suite { expected_time: Some(expected_time), ..self }
     }
 }
 

@@ -11,6 +11,7 @@ mod describe;
 mod fallback;
 mod interrupt;
 mod journal;
+mod longest_first;
 mod prepare;
 mod rerun;
 mod run;

@@ -15,6 +15,7 @@ use passk_runner::{CancellationToken, Job, Pool, PoolError, Program, Status, Ver
 use tokio::sync::mpsc;
 
 use super::journal::{Journal, Recorded};
+use super::longest_first::LongestFirst;
 use super::prepare::Prepared;
 use super::samples::{self, Feed, Pending, SamplesFile};
 use super::EvaluateOptions;
@@ -138,7 +139,9 @@ pub async fn run(
         total: prepared.total,
         extract: options.extract,
     };
-    let (job_tx, job_rx) = mpsc::channel(options.jobs * 4);
+    // One job waiting per worker, so that a worker that frees up finds one; the rest wait
+    // in `queued`, where the longest expected go first.
+    let (job_tx, job_rx) = mpsc::channel(options.jobs);
     let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
     let (pending_tx, mut pending_rx) = mpsc::channel(options.jobs * 4);
     let cancel = CancellationToken::new();
@@ -159,8 +162,9 @@ pub async fn run(
         read: 0,
     };
     let mut job_tx = Some(job_tx);
-    // A job that waits for room in the workers' queue.
-    let mut outgoing: Option<Job<Tag>> = None;
+    // The jobs that wait for room in the workers' queue.
+    let mut queued = LongestFirst::new();
+    let mut all_read = false;
     let mut interrupted = false;
     let mut write_failure = None;
     while write_failure.is_none() {
@@ -179,25 +183,31 @@ pub async fn run(
                 None => break,
             },
             // (A branch's future is made even when its condition is false.)
-            permit = async { job_tx.clone()?.reserve_owned().await.ok() }, if outgoing.is_some() => match permit {
-                Some(permit) => drop(permit.send(outgoing.take().expect("a job waits"))),
+            permit = async { job_tx.clone()?.reserve_owned().await.ok() }, if !queued.is_empty() => match permit {
+                Some(permit) => drop(permit.send(queued.pop().expect("a job waits"))),
                 // The pool stopped; its error is the one to report.
-                None => (job_tx, outgoing) = (None, None),
+                None => (job_tx, queued) = (None, LongestFirst::new()),
             },
             pending = pending_rx.recv(),
-                if job_tx.is_some() && outgoing.is_none() && state.read - state.decided < READ_AHEAD => match pending {
-                Some(pending) => match offer(options, &mut state, pending, calibrated) {
-                    Ok(job) => outgoing = job,
-                    Err(error) => write_failure = Some(error),
-                },
-                // Every sample is in: closing the queue lets the pool finish.
-                None => job_tx = None,
+                if !all_read && job_tx.is_some() && state.read - state.decided < READ_AHEAD => match pending {
+                Some(pending) => {
+                    let expected = prepared.problems.problems[pending.problem].code.tests.expected_time();
+                    match offer(options, &mut state, pending, calibrated) {
+                        Ok(job) => job.into_iter().for_each(|job| queued.push(expected, job)),
+                        Err(error) => write_failure = Some(error),
+                    }
+                }
+                None => all_read = true,
             },
+        }
+        if all_read && queued.is_empty() {
+            // Every sample is in and handed out: closing the queue lets the pool finish.
+            job_tx = None;
         }
     }
     // Whatever ended the loop, no candidate outlives it, and no program starts after it.
     cancel.cancel();
-    drop((job_tx, outgoing));
+    drop((job_tx, queued));
     // The pool sends on every verdict its drivers had decided before they stopped, and
     // closes the channel once it has stopped.
     while let Some((tag, verdict)) = verdict_rx.recv().await {

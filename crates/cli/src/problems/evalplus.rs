@@ -228,5 +228,7 @@ pub fn judging_suite(inputs: &EvalPlusInputs, recorded: &[Recorded], options: &S
     data.insert("record".into(), json!(false));
     data.insert("all".into(), json!(options.all_tests));
     data.insert("phases".into(), Value::Array(phases));
+    let canonical_time: f64 = recorded.iter().flat_map(|phase| &phase.times).sum();
     Suite::new(Value::Object(data), runs, Some(Duration::from_secs_f64(budget)))
+        .with_expected_time(Duration::from_secs_f64(canonical_time))
 }
