@@ -11,7 +11,9 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use passk_tests::{evalplus_wheel, finish, passk, passk_binary, read_jsonl, repo_root, shared_benchmark, write_jsonl};
+use passk_tests::{
+    evalplus_wheel, evaluate_samples, finish, passk, passk_binary, read_jsonl, repo_root, shared_benchmark, write_jsonl,
+};
 use serde_json::{json, Value};
 
 const HUMANEVAL_PLUS: &str = "evalplus/HumanEvalPlus-v0.1.10.jsonl.gz";
@@ -94,23 +96,9 @@ fn evaluate_with(
     cache: &Path,
     extra: &[&str],
 ) -> (passk_tests::Finished, Vec<Value>) {
-    let path = dir.join("samples.jsonl");
-    write_jsonl(&path, samples);
-    let results = dir.join("results.jsonl");
-    let run = finish(
-        passk(["evaluate"])
-            .arg(&path)
-            .arg("--problems")
-            .arg(problems)
-            .arg("--results")
-            .arg(&results)
-            .arg("--cache-dir")
-            .arg(cache)
-            .args(["--k", "1", "--restart", "--no-dedup"])
-            .args(extra),
-    );
-    let results = if results.exists() { read_jsonl(&results) } else { Vec::new() };
-    (run, results)
+    let mut evaluate = passk(["evaluate", "--k", "1", "--restart", "--no-dedup"]);
+    evaluate.arg("--cache-dir").arg(cache).args(extra);
+    evaluate_samples(evaluate, dir, problems, samples)
 }
 
 fn assert_every_input_passes(run: &passk_tests::Finished, results: &[Value], count: usize) {
