@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use passk_tests::{finish, passk, read_jsonl, venv_with, write_jsonl, Finished, NOBODY};
+use passk_tests::{evaluate_samples, passk, venv_with, write_jsonl, Finished, NOBODY};
 use serde_json::{json, Value};
 
 /// A function whose body uses every kind of concurrency an honest solution reaches for,
@@ -42,23 +42,13 @@ fn plus_one_problem(dir: &Path) -> std::path::PathBuf {
     problems
 }
 
-/// Evaluates `samples` of `concurrent/0` with `extra` arguments; passk must finish its run.
-fn evaluate(dir: &Path, samples: &[Value], command: &mut Command, extra: &[&str]) -> (Finished, Vec<Value>) {
-    let problems = plus_one_problem(dir);
-    let path = dir.join("samples.jsonl");
-    write_jsonl(&path, samples);
-    let results = dir.join("results.jsonl");
-    command
-        .arg("evaluate")
-        .arg(&path)
-        .arg("--problems")
-        .arg(&problems)
-        .args(["--k", "1", "--timeout", "60", "--no-dedup", "--results"])
-        .arg(&results)
-        .args(extra);
-    let finished = finish(command);
+/// Evaluates `samples` of `concurrent/0` by `evaluate` (a `passk evaluate` command),
+/// with `extra` arguments; passk must finish its run.
+fn evaluate(dir: &Path, samples: &[Value], mut evaluate: Command, extra: &[&str]) -> (Finished, Vec<Value>) {
+    evaluate.args(["--k", "1", "--timeout", "60", "--no-dedup"]).args(extra);
+    let (finished, results) = evaluate_samples(evaluate, dir, &plus_one_problem(dir), samples);
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
-    (finished, read_jsonl(&results))
+    (finished, results)
 }
 
 fn assert_all_passed(results: &[Value], what: &str) {
@@ -77,9 +67,8 @@ fn honest_concurrency_passes_every_time() {
     let samples: Vec<Value> =
         (0..100).map(|_| json!({"task_id": "concurrent/0", "completion": CONCURRENT_BODY})).collect();
     for verdicts in ["judge", "in-process"] {
-        let none: [&str; 0] = [];
         let (finished, results) =
-            evaluate(dir.path(), &samples, &mut passk(none), &["--jobs", "2", "--verdicts", verdicts]);
+            evaluate(dir.path(), &samples, passk(["evaluate"]), &["--jobs", "2", "--verdicts", verdicts]);
         assert!(finished.stdout.contains("sandbox       full\n"), "{}", finished.stdout);
         assert_eq!(results.len(), 100);
         assert_all_passed(&results, verdicts);
@@ -112,15 +101,14 @@ fn an_interpreter_below_tmp_stays_reachable_and_every_sample_has_a_writable_dev_
         }
         let work = tempfile::tempdir().unwrap();
         std::fs::set_permissions(work.path(), std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
-        let none: [&str; 0] = [];
-        let mut command = passk(none);
+        let mut command = passk(["evaluate"]);
         if unprivileged {
             std::os::unix::process::CommandExt::uid(&mut command, NOBODY);
             std::os::unix::process::CommandExt::gid(&mut command, NOBODY);
         }
         // One worker, so that the samples run in order, each after the one before.
         let python = python.to_str().unwrap();
-        let (finished, results) = evaluate(work.path(), &samples, &mut command, &["--jobs", "1", "--python", python]);
+        let (finished, results) = evaluate(work.path(), &samples, command, &["--jobs", "1", "--python", python]);
         assert!(finished.stdout.contains("sandbox       full\n"), "{}", finished.stdout);
         assert!(finished.stdout.contains("MiB /dev/shm new for each sample"), "{}", finished.stdout);
         assert_all_passed(&results, if unprivileged { "unprivileged" } else { "root" });
@@ -201,19 +189,9 @@ fn a_standard_input_program_runs_as_python_runs_a_file() {
         ],
     );
     let samples: Vec<Value> = (0..20).map(|_| json!({"task_id": "main/0", "solution": RUN_AS_MAIN})).collect();
-    let path = dir.path().join("samples.jsonl");
-    write_jsonl(&path, &samples);
-    let results = dir.path().join("results.jsonl");
-    let finished = finish(
-        passk(["evaluate"])
-            .arg(&path)
-            .arg("--problems")
-            .arg(&problems)
-            .args(["--k", "1", "--jobs", "2", "--timeout", "60", "--no-dedup", "--results"])
-            .arg(&results),
-    );
+    let evaluate = passk(["evaluate", "--k", "1", "--jobs", "2", "--timeout", "60", "--no-dedup"]);
+    let (finished, results) = evaluate_samples(evaluate, dir.path(), &problems, &samples);
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
-    let results = read_jsonl(&results);
     assert_eq!(results.len(), samples.len());
     assert_all_passed(&results, "standard input");
 }

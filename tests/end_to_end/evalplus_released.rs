@@ -11,7 +11,9 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use passk_tests::{evalplus_wheel, finish, passk, passk_binary, read_jsonl, repo_root, shared_benchmark, write_jsonl};
+use passk_tests::{
+    evalplus_wheel, evaluate_samples, finish, passk, read_jsonl, repo_root, shared_benchmark, write_jsonl,
+};
 use serde_json::{json, Value};
 
 const HUMANEVAL_PLUS: &str = "evalplus/HumanEvalPlus-v0.1.10.jsonl.gz";
@@ -94,23 +96,9 @@ fn evaluate_with(
     cache: &Path,
     extra: &[&str],
 ) -> (passk_tests::Finished, Vec<Value>) {
-    let path = dir.join("samples.jsonl");
-    write_jsonl(&path, samples);
-    let results = dir.join("results.jsonl");
-    let run = finish(
-        passk(["evaluate"])
-            .arg(&path)
-            .arg("--problems")
-            .arg(problems)
-            .arg("--results")
-            .arg(&results)
-            .arg("--cache-dir")
-            .arg(cache)
-            .args(["--k", "1", "--restart", "--no-dedup"])
-            .args(extra),
-    );
-    let results = if results.exists() { read_jsonl(&results) } else { Vec::new() };
-    (run, results)
+    let mut evaluate = passk(["evaluate", "--k", "1", "--restart", "--no-dedup"]);
+    evaluate.arg("--cache-dir").arg(cache).args(extra);
+    evaluate_samples(evaluate, dir, problems, samples)
 }
 
 fn assert_every_input_passes(run: &passk_tests::Finished, results: &[Value], count: usize) {
@@ -286,6 +274,44 @@ fn small_set(dir: &Path, count: usize, broken: Option<usize>) -> Option<(PathBuf
     Some((path, samples))
 }
 
+/// A run that computes the expected outputs of a `small_set` without a broken problem, in
+/// a folder of its own where its samples are written, its outputs cached and its results
+/// kept.
+struct Computing {
+    dir: tempfile::TempDir,
+    problems: PathBuf,
+    samples: PathBuf,
+}
+
+impl Computing {
+    fn new(count: usize) -> Option<Computing> {
+        let dir = tempfile::tempdir().unwrap();
+        let (problems, samples) = small_set(dir.path(), count, None)?;
+        let path = dir.path().join("samples.jsonl");
+        write_jsonl(&path, &samples);
+        Some(Computing { dir, problems, samples: path })
+    }
+
+    fn cache(&self) -> PathBuf {
+        self.dir.path().join("cache")
+    }
+
+    /// The run's command for pass@1, as a user types it; the same command resumes it.
+    fn command(&self) -> Command {
+        let mut command = passk(["evaluate"]);
+        command
+            .arg(&self.samples)
+            .arg("--problems")
+            .arg(&self.problems)
+            .arg("--results")
+            .arg(self.dir.path().join("results.jsonl"))
+            .arg("--cache-dir")
+            .arg(self.cache())
+            .args(["--k", "1"]);
+        command
+    }
+}
+
 fn cached_files(cache: &Path) -> usize {
     let Ok(folders) = std::fs::read_dir(cache) else { return 0 };
     folders
@@ -323,21 +349,11 @@ fn failed_expected_outputs_are_not_cached_and_the_next_run_tries_them_again() {
 /// and no message.
 #[test]
 fn sigterm_while_computing_expected_outputs_exits_130_keeping_what_was_computed() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some((problems, samples)) = small_set(dir.path(), 60, None) else { return };
-    let path = dir.path().join("samples.jsonl");
-    write_jsonl(&path, &samples);
-    let cache = dir.path().join("cache");
-    let results = dir.path().join("results.jsonl");
-    let mut child = passk(["evaluate"])
-        .arg(&path)
-        .arg("--problems")
-        .arg(&problems)
-        .arg("--results")
-        .arg(&results)
-        .arg("--cache-dir")
-        .arg(&cache)
-        .args(["--k", "1", "--jobs", "1"])
+    let Some(computing) = Computing::new(60) else { return };
+    let cache = computing.cache();
+    let mut child = computing
+        .command()
+        .args(["--jobs", "1"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -360,17 +376,7 @@ fn sigterm_while_computing_expected_outputs_exits_130_keeping_what_was_computed(
     let kept = cached_files(&cache);
     assert!(kept > 0 && kept < 60, "{kept} problems cached");
     // The same command resumes: what was computed is not computed again.
-    let resumed = finish(
-        passk(["evaluate"])
-            .arg(&path)
-            .arg("--problems")
-            .arg(&problems)
-            .arg("--results")
-            .arg(&results)
-            .arg("--cache-dir")
-            .arg(&cache)
-            .args(["--k", "1"]),
-    );
+    let resumed = finish(&mut computing.command());
     assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
     assert!(resumed.stderr.contains(&format!("{kept} being cached already")), "{}", resumed.stderr);
     assert_eq!(cached_files(&cache), 60);
@@ -379,21 +385,14 @@ fn sigterm_while_computing_expected_outputs_exits_130_keeping_what_was_computed(
 /// While the expected outputs are computed, a terminal shows how far along it is.
 #[test]
 fn computing_expected_outputs_shows_a_progress_bar_on_a_terminal() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some((problems, samples)) = small_set(dir.path(), 20, None) else { return };
-    let path = dir.path().join("samples.jsonl");
-    write_jsonl(&path, &samples);
-    let typescript = dir.path().join("typescript");
-    let command = format!(
-        "{} evaluate {} --problems {} --k 1 --cache-dir {} --results {}",
-        passk_binary().display(),
-        path.display(),
-        problems.display(),
-        dir.path().join("cache").display(),
-        dir.path().join("results.jsonl").display()
-    );
+    let Some(computing) = Computing::new(20) else { return };
+    let typescript = computing.dir.path().join("typescript");
+    let command = computing.command();
+    let line: Vec<&str> =
+        std::iter::once(command.get_program()).chain(command.get_args()).map(|arg| arg.to_str().unwrap()).collect();
     // `script` gives the command a pseudo-terminal and records what it drew.
-    let finished = finish(Command::new("script").args(["--quiet", "--return", "--command", &command]).arg(&typescript));
+    let finished =
+        finish(Command::new("script").args(["--quiet", "--return", "--command", &line.join(" ")]).arg(&typescript));
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
     let drawn = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
     assert!(drawn.contains("/20 canonical solutions"), "{drawn}");

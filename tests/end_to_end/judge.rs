@@ -5,28 +5,20 @@
 //! asserted too, as proof that the attack is live and this test could catch it.
 
 use passk_tests::{
-    finish, humaneval_dir, humaneval_problems, passk, read_jsonl, write_jsonl, Finished, EVERY_ATTEMPT_FAILS,
+    evaluate_samples, finish, humaneval_dir, humaneval_problems, passk, write_jsonl, Finished, EVERY_ATTEMPT_FAILS,
 };
 use serde_json::{json, Value};
+
+/// The completions as sample records of their problems.
+fn as_samples(samples: &[(&str, String)]) -> Vec<Value> {
+    samples.iter().map(|(task, completion)| json!({"task_id": task, "completion": completion})).collect()
+}
 
 /// The completions as samples of their problems, run in `mode`.
 fn run(samples: &[(&str, String)], mode: &str, problems: &std::path::Path) -> (Finished, Vec<Value>) {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("samples.jsonl");
-    let records: Vec<Value> =
-        samples.iter().map(|(task, completion)| json!({"task_id": task, "completion": completion})).collect();
-    write_jsonl(&path, &records);
-    let results = dir.path().join("results.jsonl");
-    let finished = finish(
-        passk(["evaluate"])
-            .arg(&path)
-            .arg("--problems")
-            .arg(problems)
-            .args(["--partial", "--k", "1", "--timeout", "10", "--verdicts", mode, "--results"])
-            .arg(&results),
-    );
-    let results = if results.exists() { read_jsonl(&results) } else { Vec::new() };
-    (finished, results)
+    let evaluate = passk(["evaluate", "--partial", "--k", "1", "--timeout", "10", "--verdicts", mode]);
+    evaluate_samples(evaluate, dir.path(), problems, &as_samples(samples))
 }
 
 fn humaneval(samples: &[(&str, String)], mode: &str) -> Vec<Value> {
@@ -285,19 +277,8 @@ fn exceptions_keywords_copies_and_plain_data_cross_and_callables_are_reported() 
 
     // With --no-fallback the problem is unjudgeable, and pass@k withheld.
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("samples.jsonl");
-    let records: Vec<Value> = samples.iter().map(|(t, c)| json!({"task_id": t, "completion": c})).collect();
-    write_jsonl(&path, &records);
-    let results = dir.path().join("results.jsonl");
-    let finished = finish(
-        passk(["evaluate"])
-            .arg(&path)
-            .arg("--problems")
-            .arg(&problems)
-            .args(["--k", "1", "--no-fallback", "--results"])
-            .arg(&results),
-    );
-    let judged = read_jsonl(&results);
+    let evaluate = passk(["evaluate", "--k", "1", "--no-fallback"]);
+    let (finished, judged) = evaluate_samples(evaluate, dir.path(), &problems, &as_samples(&samples));
     let statuses: Vec<&str> = judged.iter().map(|r| r["status"].as_str().unwrap()).collect();
     assert_eq!(statuses, ["passed", "passed", "passed", "unjudgeable"], "{judged:#?}");
     assert_eq!(finished.code, Some(4), "a problem that cannot be judged withholds pass@k: {}", finished.stderr);
@@ -319,7 +300,7 @@ fn exceptions_keywords_copies_and_plain_data_cross_and_callables_are_reported() 
     );
 
     // `score` withholds pass@k from the same results, for the same reason.
-    let scored = finish(passk(["score"]).arg(&results));
+    let scored = finish(passk(["score"]).arg(dir.path().join("results.jsonl")));
     assert_eq!(scored.code, Some(4), "{}", scored.stderr);
     assert!(scored.stderr.contains("callable/0"), "{}", scored.stderr);
 }
@@ -382,19 +363,10 @@ fn a_candidate_hanging_in_a_call_times_out_and_the_next_samples_are_judged_afres
         ("HumanEval/0", "    return True\n".into()),
     ];
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("samples.jsonl");
-    let records: Vec<Value> = samples.iter().map(|(t, c)| json!({"task_id": t, "completion": c})).collect();
-    write_jsonl(&path, &records);
-    let results = dir.path().join("results.jsonl");
-    let finished = finish(
-        passk(["evaluate"])
-            .arg(&path)
-            .arg("--problems")
-            .arg(humaneval_dir().join("HumanEval.jsonl.gz"))
-            .args(["--partial", "--jobs", "1", "--timeout", "2", "--no-dedup", "--results"])
-            .arg(&results),
-    );
+    let evaluate = passk(["evaluate", "--partial", "--jobs", "1", "--timeout", "2", "--no-dedup"]);
+    let problems = humaneval_dir().join("HumanEval.jsonl.gz");
+    let (finished, results) = evaluate_samples(evaluate, dir.path(), &problems, &as_samples(&samples));
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
-    let statuses: Vec<String> = read_jsonl(&results).iter().map(|r| r["status"].as_str().unwrap().to_owned()).collect();
+    let statuses: Vec<String> = results.iter().map(|r| r["status"].as_str().unwrap().to_owned()).collect();
     assert_eq!(statuses, ["passed", "timeout", "timeout", "passed", "failed"]);
 }

@@ -13,6 +13,8 @@ import os
 import sys
 import unittest
 
+import pipe_case
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "sandbox"))
 from passk_driver import calls, expected, wire  # noqa: E402
 
@@ -20,17 +22,7 @@ from passk_driver import calls, expected, wire  # noqa: E402
 LARGE = [("red", "green", "blue", f"{i % 7}") for i in range(120_000)]
 
 
-class Pipe(unittest.TestCase):
-    def setUp(self):
-        self.read_fd, self.write_fd = os.pipe()
-
-    def tearDown(self):
-        for fd in (self.read_fd, self.write_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-
+class Streamed(pipe_case.PipeCase):
     def sent_by_child(self, send, budget=1 << 30):
         """What the judge's side makes of what `send(channel)` writes in a child process."""
         sender = os.fork()
@@ -49,8 +41,6 @@ class Pipe(unittest.TestCase):
             os.close(self.read_fd)
             os.waitpid(sender, 0)
 
-
-class Streamed(Pipe):
     def test_a_large_answer_arrives_as_the_bytes_of_its_one_frame(self):
         got = self.sent_by_child(lambda channel: wire.send_streamed(channel, ("return", LARGE)))
         self.assertGreater(len(got), 2 * wire.STREAM_PART)

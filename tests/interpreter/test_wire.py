@@ -15,6 +15,8 @@ import os
 import sys
 import unittest
 
+import pipe_case
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "sandbox"))
 from passk_driver import handles, wire  # noqa: E402
 
@@ -425,18 +427,11 @@ class Malformed(unittest.TestCase):
             wire.decode(data)
 
 
-class Frames(unittest.TestCase):
+class Frames(pipe_case.PipeCase):
     def setUp(self):
-        self.read_fd, self.write_fd = os.pipe()
+        super().setUp()
         self.receiving = wire.Channel(self.read_fd, -1)
         self.sending = wire.Channel(-1, self.write_fd)
-
-    def tearDown(self):
-        for fd in (self.read_fd, self.write_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
 
     def test_frames_arrive_whole_and_in_order_and_end_at_hang_up(self):
         payloads = [wire.encode(i) for i in range(50)] + [b""]
@@ -492,11 +487,7 @@ class Posted(unittest.TestCase):
         self.candidate = wire.Channel(self.calls_r, self.answers_w)
 
     def tearDown(self):
-        for fd in (self.answers_r, self.answers_w, self.calls_r, self.calls_w):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        pipe_case.close_quietly(self.answers_r, self.answers_w, self.calls_r, self.calls_w)
 
     def test_posting_never_waits_for_a_reader_and_the_answer_awaited_times_out(self):
         import time

@@ -210,27 +210,32 @@ pub fn format_fixture(name: &str) -> PathBuf {
     repo_root().join("problems/formats").join(name)
 }
 
-/// Evaluates `samples` (written to `dir/samples.jsonl`) on `problems`, with its
-/// expected outputs cached in `dir/cache`, and returns the run and its results
-/// (`dir/results.jsonl`); the run must succeed.
-pub fn evaluate_set(dir: &Path, problems: &Path, samples: &[Value], extra: &[&str]) -> (Finished, Vec<Value>) {
+/// Runs `evaluate`, a `passk evaluate` command with its options (or a wrapper's that runs
+/// one), on `samples`, written to `dir/samples.jsonl`, and `problems` (a file, or a
+/// bundled set's name), with its results in `dir/results.jsonl`. Returns how it finished
+/// and the results it wrote, none where it wrote no file: the caller judges the exit.
+pub fn evaluate_samples(
+    mut evaluate: Command,
+    dir: &Path,
+    problems: &Path,
+    samples: &[Value],
+) -> (Finished, Vec<Value>) {
     let path = dir.join("samples.jsonl");
     write_jsonl(&path, samples);
     let results = dir.join("results.jsonl");
-    let run = finish(
-        passk(["evaluate"])
-            .arg(&path)
-            .arg("--problems")
-            .arg(problems)
-            .arg("--results")
-            .arg(&results)
-            .arg("--cache-dir")
-            .arg(dir.join("cache"))
-            .args(["--k", "1", "--restart", "--partial"])
-            .args(extra),
-    );
+    let finished = finish(evaluate.arg(&path).arg("--problems").arg(problems).arg("--results").arg(&results));
+    let results = if results.exists() { read_jsonl(&results) } else { Vec::new() };
+    (finished, results)
+}
+
+/// `evaluate_samples` with passk run afresh (`--restart`) on some of the problems
+/// (`--partial`) for pass@1, with `extra` arguments and its expected outputs cached in
+/// `dir/cache`, a cache of this run's own; the run must succeed.
+pub fn evaluate_set(dir: &Path, problems: &Path, samples: &[Value], extra: &[&str]) -> (Finished, Vec<Value>) {
+    let mut evaluate = passk(["evaluate", "--k", "1", "--restart", "--partial"]);
+    evaluate.arg("--cache-dir").arg(dir.join("cache")).args(extra);
+    let (run, results) = evaluate_samples(evaluate, dir, problems, samples);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let results = read_jsonl(&results);
     (run, results)
 }
 
