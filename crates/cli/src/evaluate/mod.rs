@@ -5,7 +5,8 @@
 //! the journal, resuming an interrupted run; `run` executes the samples, recording each
 //! verdict as it is decided; `Concluded` runs time-outs again if asked, writes the
 //! results in the samples' order, and reports. The same command after a complete run
-//! runs nothing and reports the same numbers (`rerun`).
+//! runs nothing and reports the same numbers, but for samples left unjudgeable for want
+//! of expected outputs, which it runs again (`rerun`).
 
 mod describe;
 mod fallback;
@@ -135,23 +136,25 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     if interrupt.is_cancelled() {
         return Err(CommandError::Interrupted { phase: "checking the input" });
     }
-    // The settings of an interrupted run to resume, if one left results.
-    let interrupted = if options.restart {
+    let mut earlier = if options.restart {
         resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
         set_aside(&options.results)?;
         None
     } else {
-        resume::interrupted_settings(&options.results)?
+        resume::interrupted_settings(&options.results)?.map(Earlier::Interrupted)
     };
-    if interrupted.is_none() && !options.restart {
-        if let Some(earlier) = CompleteRun::find(&options.results, &prepared.settings) {
-            return earlier.report(&options, prepared.report.as_ref());
+    if earlier.is_none() && !options.restart {
+        if let Some(complete) = CompleteRun::find(&options.results, &prepared.settings) {
+            if !complete.reopen(&options.results)? {
+                return complete.report(&options, prepared.report.as_ref());
+            }
+            earlier = Some(Earlier::Reopened(complete.verdict_settings));
         }
     }
     if let Some(hint) = prepared.chat_hint() {
         say!("warning: {hint}");
     }
-    let started = Started::new(&options, prepared, interrupted, &interrupt).await?;
+    let started = Started::new(&options, prepared, earlier, &interrupt).await?;
     let Started { prepared, pool, pool_options, machine, calibrated, journal, resumed } = started;
     let ran = run::run(&options, &prepared, pool, journal, resumed.as_ref(), &calibrated, &interrupt).await;
     let counts = ran.counts;
@@ -249,7 +252,25 @@ struct Machine {
     settings: Map<String, Value>,
 }
 
-/// The workers up, and the journal open: a new one, or an interrupted run's.
+/// The journal an earlier run of the same command left to go on with, and the settings
+/// it recorded.
+enum Earlier {
+    /// An interrupted run's.
+    Interrupted(Map<String, Value>),
+    /// A complete run's results, with the samples left unjudgeable for want of expected
+    /// outputs taken out to run again (`CompleteRun::reopen`, which says so).
+    Reopened(Map<String, Value>),
+}
+
+impl Earlier {
+    fn settings(&self) -> &Map<String, Value> {
+        match self {
+            Earlier::Interrupted(settings) | Earlier::Reopened(settings) => settings,
+        }
+    }
+}
+
+/// The workers up, and the journal open: a new one, or an earlier run's.
 struct Started {
     prepared: Prepared,
     pool: Pool,
@@ -262,17 +283,16 @@ struct Started {
 }
 
 impl Started {
-    /// `interrupted` holds the settings of the interrupted run to resume, if any.
     async fn new(
         options: &EvaluateOptions,
         mut prepared: Prepared,
-        interrupted: Option<Map<String, Value>>,
+        earlier: Option<Earlier>,
         interrupt: &CancellationToken,
     ) -> Result<Started, CommandError> {
-        let resumed = match &interrupted {
-            Some(recorded) => {
+        let resumed = match &earlier {
+            Some(earlier) => {
                 // The sandbox level is compared once the workers are up.
-                let mut recorded = recorded.clone();
+                let mut recorded = earlier.settings().clone();
                 recorded.remove("sandbox");
                 refuse_if_different(options, &recorded, &prepared.settings)?;
                 Journal::recorded(&options.results, prepared.total)?
@@ -308,10 +328,10 @@ impl Started {
         tracing::info!(jobs = options.jobs, sandbox = %isolation.level, facts = ?pool.facts(), "workers ready");
         let mut settings = prepared.settings.clone();
         settings.insert("sandbox".into(), json!(isolation.level));
-        let journal = match (&resumed, &interrupted) {
-            (Some(recorded), Some(interrupted)) => {
-                refuse_if_different(options, interrupted, &settings)?;
-                if recorded.decided() > 0 {
+        let journal = match (&resumed, &earlier) {
+            (Some(recorded), Some(earlier)) => {
+                refuse_if_different(options, earlier.settings(), &settings)?;
+                if recorded.decided() > 0 && matches!(earlier, Earlier::Interrupted(_)) {
                     say!("resuming: {} of {} samples already have results", recorded.decided(), prepared.total);
                 }
                 Journal::resume(&options.results, recorded)

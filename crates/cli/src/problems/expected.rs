@@ -6,7 +6,8 @@
 //! file's SHA-256 and the interpreter's version, so a file is measured once per machine.
 //! Each problem's outputs are written to the folder as soon as they are known, so an
 //! interrupted run keeps what it computed; a problem whose canonical solution gave no
-//! outputs is never written, and the next run tries it again.
+//! outputs is never written, and the next run tries it again: the same command runs its
+//! samples again too (`evaluate::rerun`), which it tells by their detail.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::IsTerminal;
@@ -26,6 +27,9 @@ use super::{Problem, ProblemSet, SetOptions};
 use crate::error::CommandError;
 use crate::report::plural;
 use crate::say::say;
+
+/// How the detail of a sample unjudgeable for want of expected outputs begins.
+pub const NO_EXPECTED_OUTPUTS: &str = "the canonical solution gives no expected outputs";
 
 /// One problem's file in the cache folder.
 #[derive(Debug, Serialize, Deserialize)]
@@ -130,7 +134,7 @@ pub async fn attach(
             None => {
                 let why = failed.remove(&problem.task_id).unwrap_or_else(|| "it has no canonical solution".to_owned());
                 failing.push(format!("{} ({why})", problem.task_id));
-                let data = json!({"unjudgeable": format!("the canonical solution gives no expected outputs: {why}"), "phases": []});
+                let data = json!({"unjudgeable": format!("{NO_EXPECTED_OUTPUTS}: {why}"), "phases": []});
                 passk_runner::Suite::new(data, 1, None)
             }
         };
@@ -143,7 +147,7 @@ pub async fn attach(
     }
     if !failing.is_empty() {
         say!(
-            "warning: {} cannot be judged, for want of expected outputs (not cached: a run with --restart tries again): {}",
+            "warning: {} cannot be judged, for want of expected outputs (not cached: the same command tries again): {}",
             plural(failing.len(), "problem"),
             crate::report::first_few(&failing, 5)
         );
