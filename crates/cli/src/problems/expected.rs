@@ -3,7 +3,9 @@
 //!
 //! They are computed here, by running the canonical solutions in the sandbox through the
 //! judge exactly as candidates are run, and cached in a folder named by the problem
-//! file's SHA-256 and the interpreter's version, so a file is measured once per machine.
+//! file's SHA-256, the interpreter's version and passk's (its version and a digest of its
+//! driver, which records and encodes the outputs), so a file is measured once per machine
+//! and passk, and a passk that encodes or compares otherwise never reads another's.
 //! Each problem's outputs are written to the folder as soon as they are known, so an
 //! interrupted run keeps what it computed; a problem whose canonical solution gave no
 //! outputs is never written, and the next run tries it again: the same command runs its
@@ -49,15 +51,18 @@ pub fn default_cache_dir() -> PathBuf {
     home.join("passk")
 }
 
-/// The cache folder of one problem file under one interpreter: a file per problem,
-/// named by the SHA-256 of its task id.
+/// The cache folder of one problem file under one interpreter and one passk: a file per
+/// problem, named by the SHA-256 of its task id.
 struct Store {
     folder: PathBuf,
 }
 
 impl Store {
     fn new(cache_dir: &Path, problems_sha256: &str, python: &str) -> Store {
-        Store { folder: cache_dir.join(format!("expected-{problems_sha256}-python{python}")) }
+        let passk = env!("CARGO_PKG_VERSION");
+        let driver = passk_runner::sandbox::driver_package::digest();
+        let name = format!("expected-{problems_sha256}-python{python}-passk{passk}-driver{}", &driver[..16]);
+        Store { folder: cache_dir.join(name) }
     }
 
     fn path(&self, task_id: &str) -> PathBuf {
