@@ -234,7 +234,9 @@ pub struct SuiteArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = SetOptions::default().min_time_limit, allow_negative_numbers = true, value_parser = parse_factor)]
     pub min_time_limit: f64,
     /// HumanEval+ and MBPP+: an input's limit is this many times the canonical solution's
-    /// time on it (or --min-time-limit, if more).
+    /// time on it (or --min-time-limit, if more). Other formats: a time-out stands only
+    /// against a limit of at least this many times the problem's canonical solution's
+    /// time; below that it runs again, alone, under that limit.
     #[arg(long, value_name = "FACTOR", default_value_t = SetOptions::default().time_limit_factor, allow_negative_numbers = true, value_parser = parse_factor)]
     pub time_limit_factor: f64,
     /// Standard-input problems: two numbers match when they differ by at most this much,

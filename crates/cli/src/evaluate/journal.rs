@@ -23,7 +23,7 @@ use crate::output::{partial_path, record_verdict, LineWriter};
 use crate::report::{tests_passed, Outcome, Tally, TestsPassed};
 
 /// The fields of a results line that say how its verdict was reached (`amend`).
-const MARKS: [&str; 2] = ["verdicts", "retried"];
+const MARKS: [&str; 3] = ["verdicts", "retried", "retried_limit"];
 
 /// One journal line.
 #[derive(Debug, Serialize, Deserialize)]
@@ -311,17 +311,19 @@ impl Journal {
     }
 
     /// Records a new verdict for sample `index`, which the journal already holds, with
-    /// a field saying how it was reached (`"retried": true` after a retry).
+    /// fields saying how it was reached (`"retried": true` after a retry).
     pub fn amend(
         &mut self,
         recorded: &Recorded,
         index: usize,
         verdict: &Verdict,
-        (field, value): (&str, Value),
+        marks: &[(&str, Value)],
     ) -> Result<(), JournalError> {
         let path = self.writer.path().to_owned();
         let mut line = self.line(recorded, index)?;
-        line.result.insert(field.into(), value);
+        for (field, value) in marks {
+            line.result.insert((*field).into(), value.clone());
+        }
         self.write(index, line.result, verdict).map_err(|source| JournalError::Write { path, source })
     }
 

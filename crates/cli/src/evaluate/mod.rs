@@ -17,6 +17,7 @@ mod rerun;
 mod run;
 mod samples;
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -359,8 +360,10 @@ impl Started {
 struct Concluded {
     tally: Tally,
     stopped: Option<Stopped>,
-    /// `(samples, changed)` of `--retry-timeouts`.
+    /// `(samples, changed)` of the time-outs run again (see `retry`).
     retried: Option<(usize, usize)>,
+    /// The floors that raised the limit of a time-out run again, by task id.
+    floors: BTreeMap<String, Duration>,
     /// The problems judged in process by the fallback (see `fallback`).
     in_process: Vec<String>,
 }
@@ -403,13 +406,45 @@ impl Concluded {
         };
 
         let mut retried = None;
+        let mut floors = BTreeMap::new();
+        let mut timed_out = timed_out;
         if stopped.is_none() && !timed_out.is_empty() {
-            say!("running the samples that timed out again, one at a time");
+            let (problems, factor) = (&prepared.problems, options.set.time_limit_factor);
+            match canonical::floors(pool_options.clone(), problems, &timed_out.problems(), factor, interrupt).await {
+                Ok(measured) => {
+                    let raised = timed_out.keep(&measured, options.timeout, options.retry_timeouts);
+                    floors =
+                        raised.into_iter().map(|(at, floor)| (problems.problems[at].task_id.clone(), floor)).collect();
+                }
+                Err(CommandError::Interrupted { .. }) => {
+                    stopped = Some(Stopped::Interrupted { done: decided, total, partial: partial.clone() });
+                }
+                Err(error) => return Err(error),
+            }
+        }
+        if stopped.is_none() && !timed_out.is_empty() {
+            if floors.is_empty() {
+                say!("running the samples that timed out again, one at a time");
+            } else {
+                let named: Vec<String> =
+                    floors.iter().map(|(task_id, floor)| format!("{task_id}: {:.1} s", floor.as_secs_f64())).collect();
+                say!(
+                    "running the samples that timed out again, one at a time: those of {} under {} x the canonical \
+                     solution's time ({})",
+                    crate::report::plural(floors.len(), "problem"),
+                    options.set.time_limit_factor,
+                    crate::report::first_few(&named, 5)
+                );
+            }
             let verdicts = retry::retry(pool_options.clone(), &timed_out, interrupt).await;
             let changed =
                 verdicts.iter().filter(|(_, verdict)| verdict.status != passk_runner::Status::Timeout).count();
             for (index, verdict) in &verdicts {
-                journal.amend(&recorded, *index, verdict, ("retried", json!(true)))?;
+                let mut marks = vec![("retried", json!(true))];
+                if let Some(floor) = timed_out.raised(*index) {
+                    marks.push(("retried_limit", json!(floor.as_secs_f64())));
+                }
+                journal.amend(&recorded, *index, verdict, &marks)?;
             }
             recorded = journal.read(total)?;
             tally = recorded.tally();
@@ -460,7 +495,7 @@ impl Concluded {
             resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
             drop_set_aside(&options.results)?;
         }
-        Ok(Concluded { tally, stopped, retried, in_process })
+        Ok(Concluded { tally, stopped, retried, floors, in_process })
     }
 
     /// Prints the table, writes the summary, and records a complete run for the next.
@@ -473,12 +508,17 @@ impl Concluded {
         footer: Vec<(String, String)>,
         clock: Instant,
     ) -> Result<(), CommandError> {
-        let Concluded { tally, stopped, retried, in_process } = self;
+        let Concluded { tally, stopped, retried, floors, in_process } = self;
         let complete = stopped.is_none();
         let unjudgeable = tally.unjudgeable_problems();
         let scores = scores::of_tally(&tally, complete, &options.results, &options.ks, &options.uncertainty)?;
         if let Some((samples, changed)) = retried {
             run.insert("retried_timeouts".into(), json!({ "samples": samples, "changed": changed }));
+        }
+        if !floors.is_empty() {
+            let floors: Map<String, Value> =
+                floors.into_iter().map(|(task_id, floor)| (task_id, json!(floor.as_secs_f64()))).collect();
+            run.insert("timeout_floors".into(), Value::Object(floors));
         }
         let mut footer = footer;
         if !in_process.is_empty() {
