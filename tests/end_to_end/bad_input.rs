@@ -291,6 +291,33 @@ fn a_results_path_that_is_a_directory_is_refused_before_anything_runs() {
     assert!(!dir.path().join("results-dir.partial").exists(), "nothing ran");
 }
 
+/// Regression: `--results /dev/null`, as root, put the results file in the device's place
+/// (the results are written beside the path and moved over it), and `--restart` moved
+/// the device itself to `/dev/null.before-restart`; `--summary` replaced a device the
+/// same way. An output path that is there and not a regular file is refused before
+/// anything runs, and left as it was. (A pipe stands in for the device here.)
+#[test]
+fn an_output_path_that_is_a_device_or_a_pipe_is_refused_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let pipe = dir.path().join("pipe");
+    let name = std::ffi::CString::new(pipe.to_str().unwrap()).unwrap();
+    // SAFETY: `name` is a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o644) }, 0, "{}", std::io::Error::last_os_error());
+    for (option, extra) in [("--results", vec!["--restart"]), ("--summary", vec![])] {
+        let mut command = passk(["evaluate"]);
+        command.arg(&samples).args(["--problems", "basic", "--partial", option]).arg(&pipe).args(extra);
+        if option == "--summary" {
+            command.arg("--results").arg(dir.path().join("results.jsonl"));
+        }
+        assert_rejected(&finish(&mut command), &[&format!("cannot write {option}"), "not a regular file"]);
+        let kind = std::fs::symlink_metadata(&pipe).unwrap().file_type();
+        assert!(std::os::unix::fs::FileTypeExt::is_fifo(&kind), "{option}: the pipe is still there");
+        assert!(!dir.path().join("pipe.before-restart").exists(), "{option}");
+    }
+}
+
 /// Regression: each of these got a bare JSON parse error, with no word of what to change.
 #[test]
 fn a_whole_json_document_or_a_byte_order_mark_gets_the_fix_in_the_message() {
