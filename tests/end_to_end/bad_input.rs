@@ -2,6 +2,7 @@
 //! non-zero exit, no panic, and no results file.
 
 use std::path::Path;
+use std::process::Command;
 
 use passk_tests::{finish, passk, write_jsonl, Finished};
 use serde_json::json;
@@ -170,7 +171,7 @@ fn an_unknown_problem_set() {
     let results = dir.path().join("results.jsonl");
     let finished =
         finish(passk(["evaluate"]).arg(&samples).args(["--problems", "no-such-set", "--results"]).arg(&results));
-    assert_rejected(&finished, &["\"no-such-set\"", "bundled: basic"]);
+    assert_rejected(&finished, &["--problems no-such-set: no such file", "bundled: basic"]);
 }
 
 fn evaluate_against(dir: &Path, problems: &[serde_json::Value]) -> Finished {
@@ -290,6 +291,33 @@ fn a_results_path_that_is_a_directory_is_refused_before_anything_runs() {
     assert!(!dir.path().join("results-dir.partial").exists(), "nothing ran");
 }
 
+/// Regression: `--results /dev/null`, as root, put the results file in the device's place
+/// (the results are written beside the path and moved over it), and `--restart` moved
+/// the device itself to `/dev/null.before-restart`; `--summary` replaced a device the
+/// same way. An output path that is there and not a regular file is refused before
+/// anything runs, and left as it was. (A pipe stands in for the device here.)
+#[test]
+fn an_output_path_that_is_a_device_or_a_pipe_is_refused_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let pipe = dir.path().join("pipe");
+    let name = std::ffi::CString::new(pipe.to_str().unwrap()).unwrap();
+    // SAFETY: `name` is a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o644) }, 0, "{}", std::io::Error::last_os_error());
+    for (option, extra) in [("--results", vec!["--restart"]), ("--summary", vec![])] {
+        let mut command = passk(["evaluate"]);
+        command.arg(&samples).args(["--problems", "basic", "--partial", option]).arg(&pipe).args(extra);
+        if option == "--summary" {
+            command.arg("--results").arg(dir.path().join("results.jsonl"));
+        }
+        assert_rejected(&finish(&mut command), &[&format!("cannot write {option}"), "not a regular file"]);
+        let kind = std::fs::symlink_metadata(&pipe).unwrap().file_type();
+        assert!(std::os::unix::fs::FileTypeExt::is_fifo(&kind), "{option}: the pipe is still there");
+        assert!(!dir.path().join("pipe.before-restart").exists(), "{option}");
+    }
+}
+
 /// Regression: each of these got a bare JSON parse error, with no word of what to change.
 #[test]
 fn a_whole_json_document_or_a_byte_order_mark_gets_the_fix_in_the_message() {
@@ -376,6 +404,76 @@ fn samples_for_the_wrong_place_or_set_are_named_as_such() {
     insta::with_settings!({ filters => vec![(dir.as_str(), "[dir]"), (root.as_str(), "[repo]")] }, {
         insta::assert_snapshot!("wrong-way-messages", transcript);
     });
+}
+
+/// Regression: more messages that pointed the wrong way. Sanitized MBPP's file read with
+/// `--format mbpp` got "write each object on a line of its own", and the original MBPP's
+/// with `--format mbpp-sanitized` was read without its setup code; a `--problems` path
+/// that does not exist was "neither a problem file nor a bundled problem set"; `--timeout
+/// -1` got clap's tip to write `-- -1`; `--jobs 0` was "not in 1..18446744073709551615";
+/// `passk score` on a samples file said only that `passed` is missing; and
+/// `fetch-benchmark humaneval` did not say where HumanEval comes from.
+#[test]
+fn more_messages_that_pointed_the_wrong_way_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let results = dir.path().join("r.jsonl");
+    let fixture = |name: &str| passk_tests::format_fixture(name).display().to_string();
+    let evaluate = |args: &[&str]| {
+        let mut command = passk(["evaluate"]);
+        command.arg(&samples).args(args).arg("--results").arg(&results);
+        command
+    };
+    let cases: [(&str, Command); 7] = [
+        (
+            "sanitized MBPP as --format mbpp",
+            evaluate(&["--problems", &fixture("mbpp-sanitized.json"), "--format", "mbpp"]),
+        ),
+        (
+            "MBPP as --format mbpp-sanitized",
+            evaluate(&["--problems", &fixture("mbpp.jsonl"), "--format", "mbpp-sanitized"]),
+        ),
+        ("a problem file that does not exist", evaluate(&["--problems", "not-fetched/MbppPlus-v0.2.0.jsonl.gz"])),
+        ("a negative time limit", evaluate(&["--problems", "basic", "--timeout", "-1"])),
+        ("no jobs", evaluate(&["--problems", "basic", "--jobs", "0"])),
+        ("a samples file scored", {
+            let mut command = passk(["score"]);
+            command.arg(&samples);
+            command
+        }),
+        ("HumanEval asked of fetch-benchmark", {
+            let mut command = Command::new(passk_tests::repo_root().join("problems/fetch-benchmark"));
+            command.arg("humaneval");
+            command
+        }),
+    ];
+    let mut transcript = String::new();
+    for (case, mut command) in cases {
+        let finished = finish(&mut command);
+        let expected = if case.contains("fetch-benchmark") { Some(1) } else { BAD_INPUT };
+        assert_eq!(finished.code, expected, "{case}: {}", finished.stderr);
+        assert!(!results.exists(), "{case}");
+        transcript.push_str(&format!("{case}:\n{}\n", finished.stderr));
+    }
+    let dir = dir.path().display().to_string();
+    let root = passk_tests::repo_root().display().to_string();
+    insta::with_settings!({ filters => vec![(dir.as_str(), "[dir]"), (root.as_str(), "[repo]")] }, {
+        insta::assert_snapshot!("more-wrong-way-messages", transcript);
+    });
+
+    // The released file, as its authors publish it.
+    let Some(released) = passk_tests::shared_benchmark("mbpp/sanitized-mbpp.json.gz") else { return };
+    let sanitized = std::path::PathBuf::from(&dir).join("sanitized-mbpp.json");
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(std::fs::File::open(released).unwrap()), &mut text)
+        .unwrap();
+    std::fs::write(&sanitized, text).unwrap();
+    let finished = finish(&mut evaluate(&["--problems", sanitized.to_str().unwrap(), "--format", "mbpp"]));
+    assert_rejected(
+        &finished,
+        &["sanitized-mbpp.json:1", "this is sanitized MBPP's file", "give --format mbpp-sanitized"],
+    );
 }
 
 /// Regression: `passk canonical` on a problem file without a single canonical solution

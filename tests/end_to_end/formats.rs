@@ -128,6 +128,57 @@ fn evalplus_judges_base_and_plus_inputs_against_the_canonical_outputs() {
     assert!(!again.stderr.contains("computing expected outputs"), "{}", again.stderr);
 }
 
+/// Regression: the expected-output cache was keyed by the problem file and the
+/// interpreter alone, so a passk whose driver encodes or compares outputs otherwise read
+/// what an older one had stored. Outputs stored under the old key, or under another
+/// passk's driver, are not read: they are computed again, and stored under this passk's
+/// key, which the next run reads.
+#[test]
+fn evalplus_expected_outputs_stored_by_another_passk_are_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = format_fixture("evalplus-humaneval.jsonl");
+    let samples = [json!({"task_id": "HumanEval/901", "completion": "    return n + 1\n"})];
+    let cache = dir.path().join("cache");
+    let folders = || -> Vec<String> {
+        let mut names: Vec<String> =
+            std::fs::read_dir(&cache).unwrap().map(|entry| entry.unwrap().file_name().into_string().unwrap()).collect();
+        names.sort();
+        names
+    };
+    let (first, _) = evaluate_set(dir.path(), &problems, &samples, &[]);
+    assert!(first.stderr.contains("computing expected outputs"), "{}", first.stderr);
+    let [ours] = &folders()[..] else { panic!("one cache folder: {:?}", folders()) };
+    // expected-<file's SHA-256>-python<version>-passk<version>-driver<digest>
+    let (old_key, driver) = ours.split_once("-passk").unwrap();
+    assert!(driver.contains("-driver"), "{ours}");
+    let another_driver = format!("{}{}", &ours[..ours.len() - 16], "0".repeat(16));
+    assert_ne!(&another_driver, ours);
+    for planted in [old_key, &another_driver] {
+        copy_folder(&cache.join(ours), &cache.join(planted));
+    }
+    std::fs::remove_dir_all(cache.join(ours)).unwrap();
+
+    let (second, results) = evaluate_set(dir.path(), &problems, &samples, &[]);
+    assert!(
+        second.stderr.contains("computing expected outputs: running the canonical solutions of 4 problems"),
+        "neither planted folder was read: {}",
+        second.stderr
+    );
+    assert_eq!(results[0]["passed"], true, "{}", results[0]);
+    assert!(folders().contains(ours), "{:?}", folders());
+    let (third, results) = evaluate_set(dir.path(), &problems, &samples, &[]);
+    assert!(!third.stderr.contains("computing expected outputs"), "this passk reads its own: {}", third.stderr);
+    assert_eq!(results[0]["passed"], true, "{}", results[0]);
+}
+
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+}
+
 #[test]
 fn mbpp_plus_compares_sets_and_found_or_not_as_evalplus_does() {
     let dir = tempfile::tempdir().unwrap();

@@ -53,6 +53,51 @@ fn every_canonical_solution_of_the_released_mbpp_passes() {
     }
 }
 
+/// Regression: MBPP's task 123 (amicable numbers), whose canonical solution takes 2.5 s
+/// of the default 3 s limit alone, timed out on a loaded machine, its own canonical
+/// solution as a sample too. Four copies of it at once on a machine with a busy loop
+/// on every core time out at the default limit, and pass: the time-out is run again
+/// under 4 x the canonical solution's time, measured under the same load.
+#[test]
+fn the_released_mbpps_task_123_passes_at_the_default_limit_on_a_loaded_machine() {
+    let Some(released) = shared_benchmark("mbpp/mbpp.jsonl.gz") else { return };
+    let _machine = passk_tests::machine_to_myself();
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(std::fs::File::open(released).unwrap()), &mut text)
+        .unwrap();
+    let line = text.lines().find(|line| serde_json::from_str::<Value>(line).unwrap()["task_id"] == 123).unwrap();
+    let problems = dir.path().join("mbpp-123.jsonl");
+    std::fs::write(&problems, format!("{line}\n")).unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    let made = finish(passk(["canonical", "--problems"]).arg(&problems).arg("--output").arg(&samples));
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let canonical = std::fs::read_to_string(&samples).unwrap();
+    std::fs::write(&samples, canonical.repeat(4)).unwrap();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut hogs: Vec<std::process::Child> = (0..cores)
+        .map(|_| std::process::Command::new("python3").args(["-c", "while True: pass"]).spawn().unwrap())
+        .collect();
+    let results = dir.path().join("results.jsonl");
+    let jobs = (2 * cores).to_string();
+    let run = finish(
+        passk(["evaluate", "--no-dedup", "--jobs", &jobs])
+            .arg(&samples)
+            .arg("--problems")
+            .arg(&problems)
+            .arg("--results")
+            .arg(&results),
+    );
+    for hog in &mut hogs {
+        hog.kill().unwrap();
+        hog.wait().unwrap();
+    }
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    for result in read_jsonl(&results) {
+        assert_eq!((&result["status"], &result["retried"]), (&json!("passed"), &json!(true)), "{result}");
+    }
+}
+
 #[test]
 fn every_canonical_solution_of_the_released_sanitized_mbpp_passes() {
     if let Some(problems) = shared_benchmark("mbpp/sanitized-mbpp.json.gz") {

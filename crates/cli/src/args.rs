@@ -34,7 +34,7 @@ pub struct EvaluateArgs {
     #[arg(long)]
     pub problems: String,
     /// The k values of pass@k, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "1,10,100", value_parser = parse_k)]
+    #[arg(long, value_delimiter = ',', default_value = "1,10,100", allow_negative_numbers = true, value_parser = parse_k)]
     pub k: Vec<u64>,
     #[command(flatten)]
     pub runner: RunnerArgs,
@@ -86,7 +86,7 @@ pub struct EvaluateArgs {
     pub calibrate: bool,
     /// With --calibrate, how many times the canonical solution's runtime a problem gets
     /// on top of --timeout.
-    #[arg(long, value_name = "FACTOR", default_value = "4", value_parser = parse_factor, requires = "calibrate")]
+    #[arg(long, value_name = "FACTOR", default_value = "4", allow_negative_numbers = true, value_parser = parse_factor, requires = "calibrate")]
     pub calibrate_factor: f64,
 }
 
@@ -102,7 +102,7 @@ pub struct ValidateArgs {
     pub suite: SuiteArgs,
     /// A canonical solution taking more than this share of the limit is reported as
     /// close to it.
-    #[arg(long, value_name = "SHARE", default_value = "0.5", value_parser = parse_factor)]
+    #[arg(long, value_name = "SHARE", default_value = "0.5", allow_negative_numbers = true, value_parser = parse_factor)]
     pub close: f64,
 }
 
@@ -110,10 +110,10 @@ pub struct ValidateArgs {
 #[derive(Debug, clap::Args)]
 pub struct RunnerArgs {
     /// Candidates run at once [default: the number of CPUs].
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole(1, u64::MAX))]
     pub jobs: Option<u64>,
     /// Wall-clock seconds each sample may run.
-    #[arg(long, default_value = "3", value_parser = parse_seconds)]
+    #[arg(long, default_value = "3", allow_negative_numbers = true, value_parser = parse_seconds)]
     pub timeout: Duration,
     /// How strongly to isolate candidates: `auto` uses the strongest isolation this host
     /// allows and warns if it is not full; `strict` refuses to run without full isolation;
@@ -129,22 +129,22 @@ pub struct RunnerArgs {
     /// Memory each sample may use, in MiB (0 for no limit): all of it together, its
     /// processes, files and shared memory, where control groups are available, and the
     /// address space of each of its processes.
-    #[arg(long, value_name = "MIB", default_value_t = Limits::default().memory_mib)]
+    #[arg(long, value_name = "MIB", default_value_t = Limits::default().memory_mib, allow_negative_numbers = true, value_parser = whole(0, u64::MAX))]
     pub memory_limit: u64,
     /// Processes and threads a sample may run at once.
-    #[arg(long, value_name = "N", default_value_t = Limits::default().processes, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = Limits::default().processes, allow_negative_numbers = true, value_parser = whole(1, u64::MAX))]
     pub max_processes: u64,
     /// CPU seconds each process of a candidate may use.
-    #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().cpu_seconds, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().cpu_seconds, allow_negative_numbers = true, value_parser = whole(1, u64::MAX))]
     pub cpu_limit: u64,
     /// Largest file a candidate may write, in MiB.
-    #[arg(long, value_name = "MIB", default_value_t = Limits::default().file_size_mib, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "MIB", default_value_t = Limits::default().file_size_mib, allow_negative_numbers = true, value_parser = whole(1, u64::MAX))]
     pub file_size_limit: u64,
     /// Descriptors a candidate may hold open.
-    #[arg(long, value_name = "N", default_value_t = Limits::default().open_files, value_parser = clap::value_parser!(u64).range(16..))]
+    #[arg(long, value_name = "N", default_value_t = Limits::default().open_files, allow_negative_numbers = true, value_parser = whole(16, u64::MAX))]
     pub open_files: u64,
     /// Size of each sample's own /tmp, and of its /dev/shm, in MiB (level full).
-    #[arg(long, value_name = "MIB", default_value_t = Limits::default().tmp_mib, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "MIB", default_value_t = Limits::default().tmp_mib, allow_negative_numbers = true, value_parser = whole(1, u64::MAX))]
     pub tmp_size: u64,
     /// The Python interpreter, resolved once to its real executable.
     #[arg(long, default_value = "python3")]
@@ -231,15 +231,17 @@ pub struct SuiteArgs {
     #[arg(long)]
     pub all_tests: bool,
     /// HumanEval+ and MBPP+: the least time limit of an input, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = SetOptions::default().min_time_limit, value_parser = parse_factor)]
+    #[arg(long, value_name = "SECONDS", default_value_t = SetOptions::default().min_time_limit, allow_negative_numbers = true, value_parser = parse_factor)]
     pub min_time_limit: f64,
     /// HumanEval+ and MBPP+: an input's limit is this many times the canonical solution's
-    /// time on it (or --min-time-limit, if more).
-    #[arg(long, value_name = "FACTOR", default_value_t = SetOptions::default().time_limit_factor, value_parser = parse_factor)]
+    /// time on it (or --min-time-limit, if more). Other formats: a time-out stands only
+    /// against a limit of at least this many times the problem's canonical solution's
+    /// time; below that it runs again, alone, under that limit.
+    #[arg(long, value_name = "FACTOR", default_value_t = SetOptions::default().time_limit_factor, allow_negative_numbers = true, value_parser = parse_factor)]
     pub time_limit_factor: f64,
     /// Standard-input problems: two numbers match when they differ by at most this much,
     /// absolutely or relatively (by default, as decimals, exactly).
-    #[arg(long, value_name = "TOLERANCE", value_parser = parse_factor)]
+    #[arg(long, value_name = "TOLERANCE", allow_negative_numbers = true, value_parser = parse_factor)]
     pub float_tolerance: Option<f64>,
     /// Standard-input problems with many right answers: a Python program run as
     /// `checker.py INPUT OUTPUT ANSWER`, whose exit status 0 accepts the output.
@@ -288,10 +290,10 @@ pub struct UncertaintyArgs {
     pub cluster_by: Option<String>,
     /// Also give a percentile bootstrap 95% interval from this many resamples of the
     /// problems (or groups).
-    #[arg(long, value_name = "RESAMPLES", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    #[arg(long, value_name = "RESAMPLES", allow_negative_numbers = true, value_parser = whole(1, 10_000_000))]
     pub bootstrap: Option<u64>,
     /// The bootstrap's seed: the same seed gives the same interval everywhere.
-    #[arg(long, default_value = "0", requires = "bootstrap")]
+    #[arg(long, default_value = "0", requires = "bootstrap", allow_negative_numbers = true, value_parser = whole(0, u64::MAX))]
     pub seed: u64,
 }
 
@@ -309,10 +311,10 @@ impl UncertaintyArgs {
 #[command(group(clap::ArgGroup::new("counts").required(true).multiple(true).args(["n", "problem", "file"])))]
 pub struct CalcArgs {
     /// Samples of a single problem.
-    #[arg(long, requires = "c", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, requires = "c", allow_negative_numbers = true, value_parser = whole(1, u64::MAX))]
     pub n: Option<u64>,
     /// Of those, how many pass.
-    #[arg(long, requires = "n")]
+    #[arg(long, requires = "n", allow_negative_numbers = true, value_parser = whole(0, u64::MAX))]
     pub c: Option<u64>,
     /// A problem's samples and passes, as `n,c`; repeat it for several problems.
     #[arg(long, value_name = "N,C", value_parser = crate::calc::parse_problem)]
@@ -321,7 +323,7 @@ pub struct CalcArgs {
     #[arg(long, value_name = "PATH")]
     pub file: Option<PathBuf>,
     /// The k values, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "1,10,100", value_parser = parse_k)]
+    #[arg(long, value_delimiter = ',', default_value = "1,10,100", allow_negative_numbers = true, value_parser = parse_k)]
     pub k: Vec<u64>,
     /// Print JSON: `pass@K` and `pass^K` means (absent where some n < k), and `problems`.
     #[arg(long)]
@@ -336,7 +338,7 @@ pub struct CompareArgs {
     pub b: PathBuf,
     /// The k values, comma-separated; wins, losses and the largest differences go by the
     /// first.
-    #[arg(long, value_delimiter = ',', default_value = "1", value_parser = parse_k)]
+    #[arg(long, value_delimiter = ',', default_value = "1", allow_negative_numbers = true, value_parser = parse_k)]
     pub k: Vec<u64>,
     /// Compare on the problems both files have (by default different sets are refused).
     #[arg(long)]
@@ -373,7 +375,7 @@ pub struct ScoreArgs {
     /// A results file: `task_id` and `passed` per line.
     pub results: PathBuf,
     /// The k values of pass@k, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "1,10,100", value_parser = parse_k)]
+    #[arg(long, value_delimiter = ',', default_value = "1,10,100", allow_negative_numbers = true, value_parser = parse_k)]
     pub k: Vec<u64>,
     /// Also write the summary as JSON to this path.
     #[arg(long)]
@@ -387,9 +389,21 @@ pub struct ScoreArgs {
 }
 
 fn parse_k(text: &str) -> Result<u64, String> {
-    match text.trim().parse::<u64>() {
-        Ok(0) => Err("k must be at least 1".into()),
-        Ok(k) => Ok(k),
+    match text.trim().parse::<i128>() {
+        Ok(k) if k < 1 => Err("k must be at least 1".into()),
+        _ => whole(1, u64::MAX)(text),
+    }
+}
+
+/// A whole number from `least` to `most`; the range is said in words where the number
+/// falls outside it (clap's own says `0 is not in 1..18446744073709551615`).
+fn whole(least: u64, most: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync + 'static {
+    move |text| match text.trim().parse::<i128>() {
+        Ok(number) if (i128::from(least)..=i128::from(most)).contains(&number) => {
+            Ok(u64::try_from(number).expect("within u64's range"))
+        }
+        Ok(_) if most == u64::MAX => Err(format!("must be a whole number, {least} or more")),
+        Ok(_) => Err(format!("must be a whole number from {least} to {most}")),
         Err(_) => Err(format!("{text:?} is not a whole number")),
     }
 }

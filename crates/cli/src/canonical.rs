@@ -2,11 +2,13 @@
 //! set before it is used, `passk canonical`, which writes them as a samples file, and
 //! `--calibrate`, which sets each problem's time limit from
 //! how long its canonical solution takes here (a floor plus a factor of it, as evalplus
-//! does), so that a slow problem is not failed for being slow on a busy machine.
+//! does), so that a slow problem is not failed for being slow on a busy machine; and the
+//! floors against which time-outs stand (`floors`), which make that so by default.
 
+use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
-use passk_runner::{CancellationToken, Candidate, Job, Pool, PoolOptions, Program, Status, Verdict};
+use passk_runner::{CancellationToken, Candidate, Job, Pool, PoolOptions, Program, Status, Tests, Verdict};
 use tokio::sync::mpsc;
 
 use crate::error::CommandError;
@@ -103,6 +105,43 @@ pub async fn calibrate(
         );
     }
     Ok(limits)
+}
+
+/// The floor of each problem at `positions`: the least limit against which a time-out of
+/// its samples stands, `factor` x its canonical solution's time, run alone with time to
+/// spare, as EvalPlus sets each input's limit. A problem whose tests are calls has none
+/// here, since their limits come from the canonical solution's times already; nor does
+/// one without a canonical solution that passes.
+pub async fn floors(
+    mut options: PoolOptions,
+    problems: &ProblemSet,
+    positions: &BTreeSet<usize>,
+    factor: f64,
+    interrupt: &CancellationToken,
+) -> Result<HashMap<usize, Duration>, CommandError> {
+    let programs: Vec<Option<Program>> = positions
+        .iter()
+        .map(|&position| {
+            let problem = &problems.problems[position];
+            let solution = problem.canonical_solution.as_ref()?;
+            (!matches!(problem.code.tests, Tests::Calls(_)))
+                .then(|| Program::new(&problem.code, &Candidate::Completion(solution.clone())))
+        })
+        .collect();
+    if programs.iter().all(Option::is_none) {
+        return Ok(HashMap::new());
+    }
+    let generous = CALIBRATION_LIMIT.max(options.timeout * 10);
+    options.jobs = 1;
+    let runs = run_programs(options, programs, 1, Some(generous), interrupt).await?;
+    Ok(positions
+        .iter()
+        .zip(runs)
+        .filter_map(|(&position, verdicts)| {
+            let verdict = verdicts?.into_iter().next().filter(Verdict::passed)?;
+            Some((position, Duration::from_secs_f64(factor * verdict.duration)))
+        })
+        .collect())
 }
 
 /// `passk validate`: whether every canonical solution passes, and comfortably.

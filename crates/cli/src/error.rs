@@ -157,7 +157,8 @@ impl UnjudgeableBecause {
             }
             UnjudgeableBecause::ExpectedOutputs => {
                 "their canonical solutions gave no expected outputs here (see the `unjudgeable` lines of the \
-                 results); failed expected outputs are not cached, so the same command with --restart tries them again"
+                 results); failed expected outputs are not cached, so the same command tries them again and runs only \
+                 those samples"
             }
             UnjudgeableBecause::Unknown => "the `unjudgeable` lines of the results say why",
         }

@@ -40,6 +40,8 @@ pub enum InputError {
     UnknownFormat { path: String, line: usize, fields: String },
     #[error("{path}:{line}: this is a samples file (fields {fields}), given as --problems; are the two files swapped? the command is `passk evaluate SAMPLES --problems PROBLEMS`")]
     SamplesAsProblems { path: String, line: usize, fields: String },
+    #[error("{path}:{line}: this is a samples file (fields {fields}), which has no verdicts; `passk evaluate {path} --problems PROBLEMS` runs its samples and writes their results")]
+    SamplesAsResults { path: String, line: usize, fields: String },
     #[error("{path}:{line}: this is a problem set (fields {fields}), given as the samples; are the two files swapped? the command is `passk evaluate SAMPLES --problems PROBLEMS`")]
     ProblemsAsSamples { path: String, line: usize, fields: String },
     #[error("{path}:{line}: task {task_id}: none of the functions the reference `code` defines is called by `test_list`, so the entry point is unknown")]
@@ -72,14 +74,25 @@ pub enum InputError {
     ResultsOverSamples { path: String },
     #[error("{path} holds an interrupted run with other settings ({differences}); run with those settings to resume it, or add --restart to start over")]
     ResumeMismatch { path: String, differences: String },
-    #[error("{name:?} is neither a problem file nor a bundled problem set (bundled: {bundled}){hint}")]
+    #[error("--problems {name}: no such file, nor a bundled problem set (bundled: {bundled}){hint}")]
     UnknownProblemSet { name: String, bundled: String, hint: &'static str },
+    #[error("--problems {name}: no such file{beside}{hint}")]
+    NoProblemFile { name: String, beside: String, hint: &'static str },
     #[error(
         "{path}: starts with a UTF-8 byte-order mark, which JSON Lines does not allow; remove the byte-order mark"
     )]
     ByteOrderMark { path: String },
     #[error("{path}:{line}: JSON Lines expected (one JSON object per line), this is {shape}; write each object on a line of its own")]
     NotJsonLines { path: String, line: usize, shape: &'static str },
+    #[error("{path}:{line}: this is {what} (fields {fields}), which --format {format} does not read; give --format {right}, or no --format: passk tells the format from the file")]
+    OtherFormat {
+        path: String,
+        line: usize,
+        what: &'static str,
+        fields: String,
+        format: &'static str,
+        right: &'static str,
+    },
     #[error("{path} leaves out {missing} of the {total} in {set}: {named}; pass@k over a subset is not comparable with the whole set's, so add --partial if the subset is what you mean")]
     MissingProblems { path: String, missing: String, total: usize, set: String, named: String },
     #[error(

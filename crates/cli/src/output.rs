@@ -52,12 +52,25 @@ pub fn partial_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Refuses a path that is there and not a regular file (`/dev/null`, a pipe): what passk
+/// writes goes beside it and is moved into place, which would put a file where the
+/// device was.
+fn refuse_special(path: &Path) -> std::io::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(metadata) if !metadata.is_file() => Err(std::io::Error::other(
+            "not a regular file: passk writes a file beside it and moves that into place, which would replace it",
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Whether `write_atomically` could write `path`, tried the way it will: by creating the
 /// partial file beside it. Checked before a run, so that a bad path costs nothing.
 pub fn check_writable(path: &Path) -> std::io::Result<()> {
     if path.is_dir() {
         return Err(std::io::Error::other("is a directory"));
     }
+    refuse_special(path)?;
     let partial = partial_path(path);
     let existed = partial.exists();
     OpenOptions::new().write(true).create(true).truncate(false).open(&partial)?;
@@ -68,6 +81,7 @@ pub fn check_writable(path: &Path) -> std::io::Result<()> {
 }
 
 pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    refuse_special(path)?;
     let partial = partial_path(path);
     let mut file = File::create(&partial)?;
     file.write_all(contents)?;

@@ -170,10 +170,13 @@ impl Tally {
         for record in reader {
             let (line, object) = record?;
             let task_id = string_field(&source, line, &object, "task_id")?;
-            let passed = optional_bool(&source, line, &object, "passed")?.ok_or_else(|| InputError::Missing {
-                path: source.clone(),
-                line,
-                field: "passed",
+            let passed = optional_bool(&source, line, &object, "passed")?.ok_or_else(|| {
+                if object.contains_key("completion") || object.contains_key("solution") {
+                    let fields = object.keys().map(String::as_str).collect::<Vec<_>>().join(", ");
+                    InputError::SamplesAsResults { path: source.clone(), line, fields }
+                } else {
+                    InputError::Missing { path: source.clone(), line, field: "passed" }
+                }
             })?;
             let status = match object.get("status") {
                 None => None,

@@ -1,8 +1,11 @@
-//! `--retry-timeouts`: samples that ran into their time limit are run again at the end,
-//! one at a time, with the machine to themselves. A limit hit only because the machine
-//! was busy is then not charged to the model; one hit again stands.
+//! Samples that ran into their time limit are run again at the end, one at a time, with
+//! the machine to themselves: every one with `--retry-timeouts`, and, whatever the flags,
+//! those whose limit was below their problem's floor, under the floor (see
+//! `canonical::floors`). A limit hit only because the machine was busy, or because the
+//! problem's own solution needs most of it, is then not charged to the model; one hit
+//! again stands.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 
 use passk_runner::{CancellationToken, Job, Pool, PoolError, PoolOptions, Program, Verdict};
@@ -10,16 +13,27 @@ use tokio::sync::mpsc;
 
 use crate::dedup::Key;
 
-/// Samples that timed out, by program, with the limit each ran under.
+/// A timed-out program, the limit it ran under (the pool's where None), and its
+/// problem's position in the set.
+#[derive(Debug)]
+struct Kept {
+    program: Program,
+    timeout: Option<Duration>,
+    problem: usize,
+    /// The floor it runs again under, where that is above its limit.
+    raised: Option<Duration>,
+}
+
+/// Samples that timed out, by program.
 #[derive(Debug, Default)]
 pub struct TimedOut {
-    programs: HashMap<Key, (Program, Option<Duration>)>,
+    programs: HashMap<Key, Kept>,
     samples: HashMap<usize, Key>,
 }
 
 impl TimedOut {
-    pub fn note(&mut self, index: usize, key: Key, program: &Program, timeout: Option<Duration>) {
-        self.programs.entry(key).or_insert_with(|| (program.clone(), timeout));
+    pub fn note(&mut self, index: usize, key: Key, program: &Program, timeout: Option<Duration>, problem: usize) {
+        self.programs.entry(key).or_insert_with(|| Kept { program: program.clone(), timeout, problem, raised: None });
         self.samples.insert(index, key);
     }
 
@@ -29,6 +43,41 @@ impl TimedOut {
 
     pub fn len(&self) -> usize {
         self.samples.len()
+    }
+
+    /// The positions of the problems with a sample that timed out.
+    pub fn problems(&self) -> BTreeSet<usize> {
+        self.programs.values().map(|kept| kept.problem).collect()
+    }
+
+    /// Keeps the programs to run again: with `all`, every one; otherwise those whose
+    /// limit (`timeout` where they have none of their own) is below their problem's
+    /// floor. Each whose limit is below the floor runs again under the floor. Returns
+    /// the floors that raised a limit, by problem.
+    pub fn keep(
+        &mut self,
+        floors: &HashMap<usize, Duration>,
+        timeout: Duration,
+        all: bool,
+    ) -> BTreeMap<usize, Duration> {
+        let mut raised = BTreeMap::new();
+        for kept in self.programs.values_mut() {
+            let floor = floors.get(&kept.problem).copied();
+            kept.raised = floor.filter(|floor| *floor > kept.timeout.unwrap_or(timeout));
+            if let Some(floor) = kept.raised {
+                raised.insert(kept.problem, floor);
+            }
+        }
+        if !all {
+            self.programs.retain(|_, kept| kept.raised.is_some());
+            self.samples.retain(|_, key| self.programs.contains_key(key));
+        }
+        raised
+    }
+
+    /// The floor sample `index` ran again under, where it raised the sample's limit.
+    pub fn raised(&self, index: usize) -> Option<Duration> {
+        self.programs.get(self.samples.get(&index)?)?.raised
     }
 }
 
@@ -68,8 +117,8 @@ async fn run(
 ) -> (HashMap<Key, Verdict>, Option<PoolError>) {
     let (job_tx, job_rx) = mpsc::channel(timed_out.programs.len().max(1));
     let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
-    for (key, (program, timeout)) in &timed_out.programs {
-        let job = Job { program: program.clone(), tag: *key, timeout: *timeout };
+    for (key, kept) in &timed_out.programs {
+        let job = Job { program: kept.program.clone(), tag: *key, timeout: kept.raised.or(kept.timeout) };
         job_tx.send(job).await.expect("the queue holds every job");
     }
     drop(job_tx);

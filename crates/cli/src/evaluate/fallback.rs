@@ -88,7 +88,7 @@ pub async fn decide(
         for index in recorded.samples_of(&judgeable) {
             if recorded.status_of(index) == Some(Status::Unjudgeable.as_str()) {
                 let verdict = own_doing(&journal.detail(recorded, index)?);
-                journal.amend(recorded, index, &verdict, ("verdicts", json!("judge")))?;
+                journal.amend(recorded, index, &verdict, &[("verdicts", json!("judge"))])?;
             }
         }
     }
@@ -131,7 +131,7 @@ async fn judge_in_process(
     let record = async {
         while let Some((index, verdict)) = verdict_rx.recv().await {
             if written.is_ok() {
-                written = journal.amend(recorded, index, &verdict, ("verdicts", json!("in-process")));
+                written = journal.amend(recorded, index, &verdict, &[("verdicts", json!("in-process"))]);
             }
         }
     };

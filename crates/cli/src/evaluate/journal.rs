@@ -23,7 +23,7 @@ use crate::output::{partial_path, record_verdict, LineWriter};
 use crate::report::{tests_passed, Outcome, Tally, TestsPassed};
 
 /// The fields of a results line that say how its verdict was reached (`amend`).
-const MARKS: [&str; 2] = ["verdicts", "retried"];
+const MARKS: [&str; 3] = ["verdicts", "retried", "retried_limit"];
 
 /// One journal line.
 #[derive(Debug, Serialize, Deserialize)]
@@ -251,6 +251,34 @@ impl Journal {
         Recorded::read(&path, total).map(Some)
     }
 
+    /// Makes a complete run's results the journal of a run to resume, with every sample's
+    /// line but those of `rerun`, which the resume runs again. The journal is written
+    /// whole under another name and moved into place, and the results are left as they
+    /// are until the resumed run's replace them: a run killed at any moment leaves every
+    /// line it had, in one file or the other.
+    pub fn reopen(results: &Path, rerun: &std::collections::BTreeSet<usize>) -> Result<(), JournalError> {
+        let journal = Journal::path(results);
+        let mut name = journal.clone().into_os_string();
+        name.push(".reopened");
+        let reopened = PathBuf::from(name);
+        let read_error = |source| JournalError::Read { path: results.to_owned(), source };
+        let write_error = |source| JournalError::Write { path: reopened.clone(), source };
+        let lines = BufReader::new(File::open(results).map_err(read_error)?);
+        let mut out = BufWriter::new(File::create(&reopened).map_err(write_error)?);
+        for (sample, text) in lines.lines().enumerate() {
+            if rerun.contains(&sample) {
+                continue;
+            }
+            let result: Map<String, Value> =
+                serde_json::from_str(&text.map_err(read_error)?).map_err(|error| read_error(error.into()))?;
+            serde_json::to_writer(&mut out, &Line { sample, result }).map_err(|error| write_error(error.into()))?;
+            out.write_all(b"\n").map_err(write_error)?;
+        }
+        let file = out.into_inner().map_err(|error| write_error(error.into_error()))?;
+        file.sync_all().map_err(write_error)?;
+        std::fs::rename(&reopened, &journal).map_err(write_error)
+    }
+
     /// Goes on with an interrupted run's journal, after its last whole line.
     pub fn resume(results: &Path, recorded: &Recorded) -> std::io::Result<Journal> {
         let writer = LineWriter::append(&Journal::path(results), recorded.end)?;
@@ -283,17 +311,19 @@ impl Journal {
     }
 
     /// Records a new verdict for sample `index`, which the journal already holds, with
-    /// a field saying how it was reached (`"retried": true` after a retry).
+    /// fields saying how it was reached (`"retried": true` after a retry).
     pub fn amend(
         &mut self,
         recorded: &Recorded,
         index: usize,
         verdict: &Verdict,
-        (field, value): (&str, Value),
+        marks: &[(&str, Value)],
     ) -> Result<(), JournalError> {
         let path = self.writer.path().to_owned();
         let mut line = self.line(recorded, index)?;
-        line.result.insert(field.into(), value);
+        for (field, value) in marks {
+            line.result.insert((*field).into(), value.clone());
+        }
         self.write(index, line.result, verdict).map_err(|source| JournalError::Write { path, source })
     }
 

@@ -5,7 +5,8 @@
 //! the journal, resuming an interrupted run; `run` executes the samples, recording each
 //! verdict as it is decided; `Concluded` runs time-outs again if asked, writes the
 //! results in the samples' order, and reports. The same command after a complete run
-//! runs nothing and reports the same numbers (`rerun`).
+//! runs nothing and reports the same numbers, but for samples left unjudgeable for want
+//! of expected outputs, which it runs again (`rerun`).
 
 mod describe;
 mod fallback;
@@ -17,6 +18,7 @@ mod rerun;
 mod run;
 mod samples;
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -136,23 +138,25 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     if interrupt.is_cancelled() {
         return Err(CommandError::Interrupted { phase: "checking the input" });
     }
-    // The settings of an interrupted run to resume, if one left results.
-    let interrupted = if options.restart {
+    let mut earlier = if options.restart {
         resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
         set_aside(&options.results)?;
         None
     } else {
-        resume::interrupted_settings(&options.results)?
+        resume::interrupted_settings(&options.results)?.map(Earlier::Interrupted)
     };
-    if interrupted.is_none() && !options.restart {
-        if let Some(earlier) = CompleteRun::find(&options.results, &prepared.settings) {
-            return earlier.report(&options, prepared.report.as_ref());
+    if earlier.is_none() && !options.restart {
+        if let Some(complete) = CompleteRun::find(&options.results, &prepared.settings) {
+            if !complete.reopen(&options.results)? {
+                return complete.report(&options, prepared.report.as_ref());
+            }
+            earlier = Some(Earlier::Reopened(complete.verdict_settings));
         }
     }
     if let Some(hint) = prepared.chat_hint() {
         say!("warning: {hint}");
     }
-    let started = Started::new(&options, prepared, interrupted, &interrupt).await?;
+    let started = Started::new(&options, prepared, earlier, &interrupt).await?;
     let Started { prepared, pool, pool_options, machine, calibrated, journal, resumed } = started;
     let ran = run::run(&options, &prepared, pool, journal, resumed.as_ref(), &calibrated, &interrupt).await;
     let counts = ran.counts;
@@ -250,7 +254,25 @@ struct Machine {
     settings: Map<String, Value>,
 }
 
-/// The workers up, and the journal open: a new one, or an interrupted run's.
+/// The journal an earlier run of the same command left to go on with, and the settings
+/// it recorded.
+enum Earlier {
+    /// An interrupted run's.
+    Interrupted(Map<String, Value>),
+    /// A complete run's results, with the samples left unjudgeable for want of expected
+    /// outputs taken out to run again (`CompleteRun::reopen`, which says so).
+    Reopened(Map<String, Value>),
+}
+
+impl Earlier {
+    fn settings(&self) -> &Map<String, Value> {
+        match self {
+            Earlier::Interrupted(settings) | Earlier::Reopened(settings) => settings,
+        }
+    }
+}
+
+/// The workers up, and the journal open: a new one, or an earlier run's.
 struct Started {
     prepared: Prepared,
     pool: Pool,
@@ -263,17 +285,16 @@ struct Started {
 }
 
 impl Started {
-    /// `interrupted` holds the settings of the interrupted run to resume, if any.
     async fn new(
         options: &EvaluateOptions,
         mut prepared: Prepared,
-        interrupted: Option<Map<String, Value>>,
+        earlier: Option<Earlier>,
         interrupt: &CancellationToken,
     ) -> Result<Started, CommandError> {
-        let resumed = match &interrupted {
-            Some(recorded) => {
+        let resumed = match &earlier {
+            Some(earlier) => {
                 // The sandbox level is compared once the workers are up.
-                let mut recorded = recorded.clone();
+                let mut recorded = earlier.settings().clone();
                 recorded.remove("sandbox");
                 refuse_if_different(options, &recorded, &prepared.settings)?;
                 Journal::recorded(&options.results, prepared.total)?
@@ -309,10 +330,10 @@ impl Started {
         tracing::info!(jobs = options.jobs, sandbox = %isolation.level, facts = ?pool.facts(), "workers ready");
         let mut settings = prepared.settings.clone();
         settings.insert("sandbox".into(), json!(isolation.level));
-        let journal = match (&resumed, &interrupted) {
-            (Some(recorded), Some(interrupted)) => {
-                refuse_if_different(options, interrupted, &settings)?;
-                if recorded.decided() > 0 {
+        let journal = match (&resumed, &earlier) {
+            (Some(recorded), Some(earlier)) => {
+                refuse_if_different(options, earlier.settings(), &settings)?;
+                if recorded.decided() > 0 && matches!(earlier, Earlier::Interrupted(_)) {
                     say!("resuming: {} of {} samples already have results", recorded.decided(), prepared.total);
                 }
                 Journal::resume(&options.results, recorded)
@@ -340,8 +361,10 @@ impl Started {
 struct Concluded {
     tally: Tally,
     stopped: Option<Stopped>,
-    /// `(samples, changed)` of `--retry-timeouts`.
+    /// `(samples, changed)` of the time-outs run again (see `retry`).
     retried: Option<(usize, usize)>,
+    /// The floors that raised the limit of a time-out run again, by task id.
+    floors: BTreeMap<String, Duration>,
     /// The problems judged in process by the fallback (see `fallback`).
     in_process: Vec<String>,
 }
@@ -384,13 +407,45 @@ impl Concluded {
         };
 
         let mut retried = None;
+        let mut floors = BTreeMap::new();
+        let mut timed_out = timed_out;
         if stopped.is_none() && !timed_out.is_empty() {
-            say!("running the samples that timed out again, one at a time");
+            let (problems, factor) = (&prepared.problems, options.set.time_limit_factor);
+            match canonical::floors(pool_options.clone(), problems, &timed_out.problems(), factor, interrupt).await {
+                Ok(measured) => {
+                    let raised = timed_out.keep(&measured, options.timeout, options.retry_timeouts);
+                    floors =
+                        raised.into_iter().map(|(at, floor)| (problems.problems[at].task_id.clone(), floor)).collect();
+                }
+                Err(CommandError::Interrupted { .. }) => {
+                    stopped = Some(Stopped::Interrupted { done: decided, total, partial: partial.clone() });
+                }
+                Err(error) => return Err(error),
+            }
+        }
+        if stopped.is_none() && !timed_out.is_empty() {
+            if floors.is_empty() {
+                say!("running the samples that timed out again, one at a time");
+            } else {
+                let named: Vec<String> =
+                    floors.iter().map(|(task_id, floor)| format!("{task_id}: {:.1} s", floor.as_secs_f64())).collect();
+                say!(
+                    "running the samples that timed out again, one at a time: those of {} under {} x the canonical \
+                     solution's time ({})",
+                    crate::report::plural(floors.len(), "problem"),
+                    options.set.time_limit_factor,
+                    crate::report::first_few(&named, 5)
+                );
+            }
             let verdicts = retry::retry(pool_options.clone(), &timed_out, interrupt).await;
             let changed =
                 verdicts.iter().filter(|(_, verdict)| verdict.status != passk_runner::Status::Timeout).count();
             for (index, verdict) in &verdicts {
-                journal.amend(&recorded, *index, verdict, ("retried", json!(true)))?;
+                let mut marks = vec![("retried", json!(true))];
+                if let Some(floor) = timed_out.raised(*index) {
+                    marks.push(("retried_limit", json!(floor.as_secs_f64())));
+                }
+                journal.amend(&recorded, *index, verdict, &marks)?;
             }
             recorded = journal.read(total)?;
             tally = recorded.tally();
@@ -441,7 +496,7 @@ impl Concluded {
             resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
             drop_set_aside(&options.results)?;
         }
-        Ok(Concluded { tally, stopped, retried, in_process })
+        Ok(Concluded { tally, stopped, retried, floors, in_process })
     }
 
     /// Prints the table, writes the summary, and records a complete run for the next.
@@ -454,12 +509,17 @@ impl Concluded {
         footer: Vec<(String, String)>,
         clock: Instant,
     ) -> Result<(), CommandError> {
-        let Concluded { tally, stopped, retried, in_process } = self;
+        let Concluded { tally, stopped, retried, floors, in_process } = self;
         let complete = stopped.is_none();
         let unjudgeable = tally.unjudgeable_problems();
         let scores = scores::of_tally(&tally, complete, &options.results, &options.ks, &options.uncertainty)?;
         if let Some((samples, changed)) = retried {
             run.insert("retried_timeouts".into(), json!({ "samples": samples, "changed": changed }));
+        }
+        if !floors.is_empty() {
+            let floors: Map<String, Value> =
+                floors.into_iter().map(|(task_id, floor)| (task_id, json!(floor.as_secs_f64()))).collect();
+            run.insert("timeout_floors".into(), Value::Object(floors));
         }
         let mut footer = footer;
         if !in_process.is_empty() {

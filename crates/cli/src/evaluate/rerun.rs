@@ -3,7 +3,13 @@
 //! report said about the run. The same command run again finds them matching, runs
 //! nothing, and reports the same numbers (for any `--k`, and to any new `--summary`).
 //! Other settings, or results changed since, mean a new run; `--restart` forces one.
+//!
+//! But a run can be complete and still hold samples that were `unjudgeable` for want of
+//! EvalPlus's expected outputs: their canonical solution failed or timed out, which may
+//! be the machine's doing, and failed outputs are not cached. The same command runs
+//! exactly those samples again (`reopen`), keeping every other line, as a resume does.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -11,11 +17,15 @@ use serde_json::{json, Map, Value};
 
 use crate::document::ReportPath;
 use crate::error::{CommandError, UnjudgeableBecause};
+use crate::input::InputError;
+use crate::jsonl::JsonlReader;
 use crate::output::write_atomically;
+use crate::problems::expected::NO_EXPECTED_OUTPUTS;
 use crate::report::{Report, Subset, Tally};
 use crate::resume;
 use crate::scores;
 
+use super::journal::Journal;
 use super::EvaluateOptions;
 use crate::say::say;
 
@@ -70,6 +80,28 @@ impl CompleteRun {
         Some(record)
     }
 
+    /// Makes the run's results an interrupted run's journal if some of its samples were
+    /// unjudgeable for want of expected outputs, leaving those to run again, and says so;
+    /// returns whether it did. Resumed with the run's own settings, it runs only those.
+    pub fn reopen(&self, results: &Path) -> Result<bool, CommandError> {
+        let unjudged = Unjudged::read(results)?;
+        if unjudged.samples.is_empty() {
+            return Ok(false);
+        }
+        resume::record(results, &self.verdict_settings)?;
+        Journal::reopen(results, &unjudged.samples)?;
+        let rerun = unjudged.samples.len();
+        say!(
+            "running again the {} of {} left unjudgeable for want of expected outputs ({}); the other {} keep \
+             their results",
+            crate::report::plural(rerun, "sample"),
+            crate::report::plural(unjudged.task_ids.len(), "problem"),
+            crate::report::first_few(&unjudged.task_ids, 5),
+            unjudged.total - rerun
+        );
+        Ok(true)
+    }
+
     /// Reports the run again, for the `ks` asked now, executing nothing.
     pub fn report(mut self, options: &EvaluateOptions, document: Option<&ReportPath>) -> Result<(), CommandError> {
         let (results, ks) = (options.results.as_path(), &options.ks[..]);
@@ -104,5 +136,34 @@ impl CompleteRun {
             let why = options.set.format.map_or(UnjudgeableBecause::Unknown, UnjudgeableBecause::of);
             Err(CommandError::Unjudgeable { problems: unjudgeable, why })
         }
+    }
+}
+
+/// The samples of a complete run that were unjudgeable for want of expected outputs.
+struct Unjudged {
+    /// By their position in the results, which is the samples'.
+    samples: BTreeSet<usize>,
+    /// Their problems, each once, in the order of their first sample.
+    task_ids: Vec<String>,
+    /// How many samples the results hold.
+    total: usize,
+}
+
+impl Unjudged {
+    fn read(results: &Path) -> Result<Unjudged, InputError> {
+        let mut unjudged = Unjudged { samples: BTreeSet::new(), task_ids: Vec::new(), total: 0 };
+        let mut named = BTreeSet::new();
+        for (sample, record) in JsonlReader::open(results)?.enumerate() {
+            let (_, line) = record?;
+            unjudged.total += 1;
+            let field = |name: &str| line.get(name).and_then(Value::as_str).unwrap_or_default();
+            if field("status") == "unjudgeable" && field("detail").starts_with(NO_EXPECTED_OUTPUTS) {
+                unjudged.samples.insert(sample);
+                if named.insert(field("task_id").to_owned()) {
+                    unjudged.task_ids.push(field("task_id").to_owned());
+                }
+            }
+        }
+        Ok(unjudged)
     }
 }

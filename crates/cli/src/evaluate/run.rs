@@ -35,9 +35,9 @@ const READ_AHEAD: usize = 4096;
 struct Tag {
     sample: Sample,
     key: Key,
-    /// Kept only to run it again, under the same limit, if it times out (with
-    /// --retry-timeouts).
-    program: Option<(Program, Option<Duration>)>,
+    /// Kept to run it again if it times out (see `retry`): the program, its limit and
+    /// its problem's position.
+    program: (Program, Option<Duration>, usize),
 }
 
 /// How the run loop ended. Any of these may have happened together.
@@ -88,9 +88,10 @@ impl Decisions {
         let mut decided = self.dedup.settle(key, &verdict);
         self.counts.reused += decided.len() as u64;
         decided.push(sample);
-        if let (Some((program, timeout)), Status::Timeout) = (program, verdict.status) {
+        if verdict.status == Status::Timeout {
+            let (program, timeout, problem) = program;
             for sample in &decided {
-                self.timed_out.note(sample.index, key, &program, timeout);
+                self.timed_out.note(sample.index, key, &program, timeout, problem);
             }
         }
         decided.into_iter().try_for_each(|sample| self.record(sample, &verdict))
@@ -132,10 +133,8 @@ pub async fn run(
     let already = resumed.map_or(0, Recorded::decided);
     let feed = Feed {
         decided: resumed.map_or_else(BTreeSet::new, |r| (0..prepared.total).filter(|&i| r.is_decided(i)).collect()),
-        retry: match resumed {
-            Some(resumed) if options.retry_timeouts => resumed.unretried_timeouts().into_iter().collect(),
-            _ => BTreeSet::new(),
-        },
+        // Any of them may be run again (see `retry`).
+        retry: resumed.map_or_else(BTreeSet::new, |resumed| resumed.unretried_timeouts().into_iter().collect()),
         total: prepared.total,
         extract: options.extract,
     };
@@ -192,7 +191,7 @@ pub async fn run(
                 if !all_read && job_tx.is_some() && state.read - state.decided < READ_AHEAD => match pending {
                 Some(pending) => {
                     let expected = prepared.problems.problems[pending.problem].code.tests.expected_time();
-                    match offer(options, &mut state, pending, calibrated) {
+                    match offer(&mut state, pending, calibrated) {
                         Ok(job) => job.into_iter().for_each(|job| queued.push(expected, job)),
                         Err(error) => write_failure = Some(error),
                     }
@@ -230,7 +229,6 @@ pub async fn run(
 /// Takes a sample read: decides it at once when an identical one's verdict is known, or
 /// returns the job that runs it.
 fn offer(
-    options: &EvaluateOptions,
     state: &mut Decisions,
     pending: Pending,
     calibrated: &[Option<Duration>],
@@ -239,13 +237,13 @@ fn offer(
     let timeout = calibrated[problem];
     if only_retry {
         // Decided before a resume, as a time-out: it joins this run's time-outs.
-        state.timed_out.note(sample.index, key, &program, timeout);
+        state.timed_out.note(sample.index, key, &program, timeout, problem);
         return Ok(None);
     }
     state.read += 1;
     match state.dedup.offer(key, sample) {
         Offer::Run(sample) => {
-            let kept = options.retry_timeouts.then(|| (program.clone(), timeout));
+            let kept = (program.clone(), timeout, problem);
             Ok(Some(Job { program, tag: Tag { sample, key, program: kept }, timeout }))
         }
         Offer::Known(sample, verdict) => {

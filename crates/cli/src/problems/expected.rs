@@ -3,10 +3,13 @@
 //!
 //! They are computed here, by running the canonical solutions in the sandbox through the
 //! judge exactly as candidates are run, and cached in a folder named by the problem
-//! file's SHA-256 and the interpreter's version, so a file is measured once per machine.
+//! file's SHA-256, the interpreter's version and passk's (its version and a digest of its
+//! driver, which records and encodes the outputs), so a file is measured once per machine
+//! and passk, and a passk that encodes or compares otherwise never reads another's.
 //! Each problem's outputs are written to the folder as soon as they are known, so an
 //! interrupted run keeps what it computed; a problem whose canonical solution gave no
-//! outputs is never written, and the next run tries it again.
+//! outputs is never written, and the next run tries it again: the same command runs its
+//! samples again too (`evaluate::rerun`), which it tells by their detail.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::IsTerminal;
@@ -27,6 +30,9 @@ use crate::error::CommandError;
 use crate::report::plural;
 use crate::say::say;
 
+/// How the detail of a sample unjudgeable for want of expected outputs begins.
+pub const NO_EXPECTED_OUTPUTS: &str = "the canonical solution gives no expected outputs";
+
 /// One problem's file in the cache folder.
 #[derive(Debug, Serialize, Deserialize)]
 struct Entry {
@@ -45,15 +51,18 @@ pub fn default_cache_dir() -> PathBuf {
     home.join("passk")
 }
 
-/// The cache folder of one problem file under one interpreter: a file per problem,
-/// named by the SHA-256 of its task id.
+/// The cache folder of one problem file under one interpreter and one passk: a file per
+/// problem, named by the SHA-256 of its task id.
 struct Store {
     folder: PathBuf,
 }
 
 impl Store {
     fn new(cache_dir: &Path, problems_sha256: &str, python: &str) -> Store {
-        Store { folder: cache_dir.join(format!("expected-{problems_sha256}-python{python}")) }
+        let passk = env!("CARGO_PKG_VERSION");
+        let driver = passk_runner::sandbox::driver_package::digest();
+        let name = format!("expected-{problems_sha256}-python{python}-passk{passk}-driver{}", &driver[..16]);
+        Store { folder: cache_dir.join(name) }
     }
 
     fn path(&self, task_id: &str) -> PathBuf {
@@ -130,7 +139,7 @@ pub async fn attach(
             None => {
                 let why = failed.remove(&problem.task_id).unwrap_or_else(|| "it has no canonical solution".to_owned());
                 failing.push(format!("{} ({why})", problem.task_id));
-                let data = json!({"unjudgeable": format!("the canonical solution gives no expected outputs: {why}"), "phases": []});
+                let data = json!({"unjudgeable": format!("{NO_EXPECTED_OUTPUTS}: {why}"), "phases": []});
                 passk_runner::Suite::new(data, 1, None)
             }
         };
@@ -143,7 +152,7 @@ pub async fn attach(
     }
     if !failing.is_empty() {
         say!(
-            "warning: {} cannot be judged, for want of expected outputs (not cached: a run with --restart tries again): {}",
+            "warning: {} cannot be judged, for want of expected outputs (not cached: the same command tries again): {}",
             plural(failing.len(), "problem"),
             crate::report::first_few(&failing, 5)
         );

@@ -64,6 +64,19 @@ pub fn sanitized(reader: JsonlReader) -> Result<Vec<(usize, Problem)>, InputErro
         let Value::Object(object) = item else {
             return Err(InputError::NotObject { path: source, line });
         };
+        // Read as sanitized, the original's setup code would be left out, and its tasks
+        // that need it would fail every sample.
+        let names: Vec<&str> = object.keys().map(String::as_str).collect();
+        if super::Format::of_fields(&names) == Some(super::Format::Mbpp) {
+            return Err(InputError::OtherFormat {
+                path: source,
+                line,
+                what: "the original MBPP's file, with `text` and `test_setup_code`",
+                fields: names.join(", "),
+                format: super::Format::MbppSanitized.name(),
+                right: super::Format::Mbpp.name(),
+            });
+        }
         let task_id = super::task_id(&source, line, &object, "task_id")?;
         let code = string_field(&source, line, &object, "code")?;
         let imports = strings(&source, line, &object, "test_imports").unwrap_or_default();

@@ -169,6 +169,14 @@ impl ProblemSet {
                     Box::new(move || Ok(JsonlReader::from_text(bundled, text))),
                     crate::provenance::sha256_bytes(text.as_bytes()),
                 ),
+                // A name with a folder or an extension is a file's.
+                None if name.contains(['/', '.']) => {
+                    let beside = match std::env::current_dir() {
+                        Ok(dir) if path.is_relative() => format!(" in {}", dir.display()),
+                        _ => String::new(),
+                    };
+                    return Err(InputError::NoProblemFile { name: name.to_owned(), beside, hint: where_to_get(name) });
+                }
                 None => {
                     return Err(InputError::UnknownProblemSet {
                         name: name.to_owned(),
@@ -185,21 +193,38 @@ impl ProblemSet {
         let reader = open()?;
         let source = reader.source().to_owned();
         let problems = match format {
-            Format::Humaneval => each_line(reader, |line, object| humaneval::problem(&source, line, object))?,
-            Format::Mbpp => each_line(reader, |line, object| mbpp::original(&source, line, object, options))?,
-            Format::MbppSanitized => mbpp::sanitized(reader)?,
-            Format::Evalplus => evalplus::read(reader)?,
-            Format::Apps => each_line(reader, |line, object| contests::apps(&source, line, object, options))?,
+            Format::Humaneval => each_line(reader, |line, object| humaneval::problem(&source, line, object)),
+            Format::Mbpp => each_line(reader, |line, object| mbpp::original(&source, line, object, options)),
+            Format::MbppSanitized => mbpp::sanitized(reader),
+            Format::Evalplus => evalplus::read(reader),
+            Format::Apps => each_line(reader, |line, object| contests::apps(&source, line, object, options)),
             Format::CodeContests => {
-                each_line(reader, |line, object| contests::code_contests(&source, line, object, options))?
+                each_line(reader, |line, object| contests::code_contests(&source, line, object, options))
             }
             Format::Livecodebench => {
-                each_line(reader, |line, object| contests::livecodebench(&source, line, object, options))?
+                each_line(reader, |line, object| contests::livecodebench(&source, line, object, options))
             }
             Format::Sandboxfusion => {
-                each_line(reader, |line, object| contests::sandboxfusion(&source, line, object, options))?
+                each_line(reader, |line, object| contests::sandboxfusion(&source, line, object, options))
             }
         };
+        let problems = problems.map_err(|error| match error {
+            // Of the formats, only sanitized MBPP's file is one JSON array.
+            InputError::NotJsonLines { path, line, shape: "a JSON array" } => {
+                match open().ok().and_then(array_of_sanitized_mbpp) {
+                    Some(fields) => InputError::OtherFormat {
+                        path,
+                        line,
+                        what: "sanitized MBPP's file, one JSON array of problems",
+                        fields,
+                        format: format.name(),
+                        right: Format::MbppSanitized.name(),
+                    },
+                    None => InputError::NotJsonLines { path, line, shape: "a JSON array" },
+                }
+            }
+            error => error,
+        })?;
         ProblemSet::new(source, sha256, format, problems)
     }
 
@@ -238,14 +263,36 @@ impl ProblemSet {
     }
 }
 
-/// How to get a well-known set named as if it were bundled.
+/// How to get a well-known set that is not here: named as if it were bundled, or a file
+/// not yet fetched.
 fn where_to_get(name: &str) -> &'static str {
-    if name.to_ascii_lowercase().replace(['-', '_'], "").contains("humaneval") {
+    let name = name.to_ascii_lowercase().replace(['-', '_', ' '], "");
+    if name.contains("humanevalplus") || name.contains("humaneval+") {
+        "; HumanEval+ is not bundled: problems/fetch-benchmark humaneval-plus downloads it, then give --problems \
+         problems/released/HumanEvalPlus-v0.1.10.jsonl.gz"
+    } else if name.contains("mbppplus") || name.contains("mbpp+") {
+        "; MBPP+ is not bundled: problems/fetch-benchmark mbpp-plus downloads it, then give --problems \
+         problems/released/MbppPlus-v0.2.0.jsonl.gz"
+    } else if name.contains("mbpp") && name.contains("sanitized") {
+        "; sanitized MBPP is not bundled: problems/fetch-benchmark mbpp-sanitized downloads it, then give \
+         --problems problems/released/sanitized-mbpp.json"
+    } else if name.contains("mbpp") {
+        "; MBPP is not bundled: problems/fetch-benchmark mbpp downloads it, then give --problems \
+         problems/released/mbpp.jsonl"
+    } else if name.contains("humaneval") {
         "; HumanEval is not bundled: problems/fetch-humaneval downloads it, then give --problems \
          problems/humaneval/HumanEval.jsonl.gz"
     } else {
         ""
     }
+}
+
+/// The fields of the first problem of a JSON array of sanitized MBPP's problems, if that
+/// is what `reader` holds.
+fn array_of_sanitized_mbpp(reader: JsonlReader) -> Option<String> {
+    let Ok(Value::Array(items)) = serde_json::from_str::<Value>(&reader.rest().ok()?) else { return None };
+    let names: Vec<&str> = items.first()?.as_object()?.keys().map(String::as_str).collect();
+    (Format::of_fields(&names) == Some(Format::MbppSanitized)).then(|| names.join(", "))
 }
 
 /// The format of the records `reader` holds, told from the first.

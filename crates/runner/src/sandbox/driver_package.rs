@@ -35,6 +35,21 @@ pub const MODULES: [(&str, &str); 20] = [
     ("cgroup.py", include_str!("../../../../sandbox/passk_driver/cgroup.py")),
 ];
 
+/// A digest of the package's modules, names and sources: they decide how a canonical
+/// solution's outputs are encoded and compared, so what one driver recorded is for the
+/// same driver to read.
+pub fn digest() -> String {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    for (name, text) in MODULES {
+        for part in [name, text] {
+            hasher.update((part.len() as u64).to_le_bytes());
+            hasher.update(part.as_bytes());
+        }
+    }
+    format!("{:x}", hasher.finalize())
+}
+
 /// What `python -I -c` runs: the package's directory comes first in the arguments,
 /// since `-I` puts no script directory on the path.
 pub const BOOT: &str =
