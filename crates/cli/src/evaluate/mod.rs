@@ -311,17 +311,29 @@ impl Started {
             output_cap: OUTPUT_CAP,
             verdicts: options.verdicts,
         };
-        if let Some(problems) = Arc::get_mut(&mut prepared.problems) {
-            expected::attach(problems, &options.set, pool_options.clone(), &options.cache_dir, interrupt).await?;
-        }
-        let calibrated = match options.calibrate {
-            Some(factor) => {
-                let problems = &prepared.problems;
-                canonical::calibrate(pool_options.clone(), problems, options.timeout, factor, interrupt).await?
+        // The workers start while the problems' expected outputs are read or computed
+        // (and limits calibrated), which keeps the harness busy meanwhile.
+        let preparing = async {
+            if let Some(problems) = Arc::get_mut(&mut prepared.problems) {
+                expected::attach(problems, &options.set, pool_options.clone(), &options.cache_dir, interrupt).await?;
             }
-            None => vec![None; prepared.problems.problems.len()],
+            match options.calibrate {
+                Some(factor) => {
+                    let problems = &prepared.problems;
+                    canonical::calibrate(pool_options.clone(), problems, options.timeout, factor, interrupt).await
+                }
+                None => Ok(vec![None; prepared.problems.problems.len()]),
+            }
         };
-        let pool = Pool::start(pool_options.clone()).await?;
+        let (calibrated, pool) = tokio::join!(preparing, Pool::start(pool_options.clone()));
+        let pool = pool?;
+        let calibrated = match calibrated {
+            Ok(calibrated) => calibrated,
+            Err(error) => {
+                pool.stop().await;
+                return Err(error);
+            }
+        };
         if interrupt.is_cancelled() {
             pool.stop().await;
             return Err(CommandError::Interrupted { phase: "starting the workers" });
