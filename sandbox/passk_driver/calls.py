@@ -67,7 +67,7 @@ class Phase:
             self.expected = None
         if self.equality == "apps" and self.expected is not None:
             # Suites of this rule give their outputs as values, never as recordings.
-            self.expected = ExpectedOutputs([_apps_expected(output) for output in self.expected.kept])
+            self.expected = self.expected.mapped(_apps_expected)
         arguments = spec.get("arguments")
         if type(arguments) is list:
             self.arguments = [base64.b64decode(encoded) for encoded in arguments]

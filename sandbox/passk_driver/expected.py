@@ -137,6 +137,10 @@ class ExpectedOutputs:
     def __len__(self):
         return len(self.kept)
 
+    def mapped(self, function):
+        """Outputs kept as values, each made `function(value)`."""
+        return ExpectedOutputs([function(self.value(index, None)) for index in range(len(self.kept))])
+
     def value(self, index, budget):
         """The output of input `index`; TooLarge if it would take more than `budget` to hold."""
         kept = self.kept[index]

@@ -1318,15 +1318,12 @@ class Channel:
         if pushing:
             poller.register(self.write_fd, select.POLLOUT)
         while True:
-            if deadline is None:
-                ready = poller.poll()
-            else:
-                remaining = deadline - time.monotonic()
-                ready = poller.poll(remaining * 1000) if remaining > 0 else []
-                if not ready and time.monotonic() >= deadline:
-                    if chunks is not None:
-                        self.buffer = b"".join(chunks)
-                    raise TimedOut()
+            try:
+                ready = _poll(poller, deadline)
+            except TimedOut:
+                if chunks is not None:
+                    self.buffer = b"".join(chunks)
+                raise
             if any(fd == self.read_fd for fd, _ in ready):
                 return
             if pushing and ready:
@@ -1348,13 +1345,7 @@ class Channel:
                 return False
             if self.buffer:
                 raise Malformed(_EARLY)
-            if deadline is None:
-                ready = poller.poll()
-            else:
-                remaining = deadline - time.monotonic()
-                ready = poller.poll(remaining * 1000) if remaining > 0 else []
-                if not ready and time.monotonic() >= deadline:
-                    raise TimedOut()
+            ready = _poll(poller, deadline)
             if any(fd == self.read_fd for fd, _ in ready):
                 if not os.read(self.read_fd, 1 << 16):
                     return False
@@ -1364,3 +1355,15 @@ class Channel:
 
 
 _EARLY = "an answer that came before its call was made"
+
+
+def _poll(poller, deadline):
+    """What `poller` finds ready, waiting at most until `deadline` (for ever if None);
+    TimedOut once it has passed with nothing ready."""
+    if deadline is None:
+        return poller.poll()
+    remaining = deadline - time.monotonic()
+    ready = poller.poll(remaining * 1000) if remaining > 0 else []
+    if not ready and time.monotonic() >= deadline:
+        raise TimedOut()
+    return ready
