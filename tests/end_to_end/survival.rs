@@ -728,13 +728,20 @@ fn validate_reports_canonical_solutions_that_fail_or_run_close_to_the_limit() {
     assert!(out.contains("1 problem has no canonical solution: bare/0"), "{out}");
 }
 
+/// A problem whose canonical solution takes 0.8 s, and one that returns at once; and the
+/// slow one's body.
+fn slow_and_fast_problems(dir: &std::path::Path) -> (std::path::PathBuf, &'static str) {
+    let problems = dir.join("problems.jsonl");
+    let slow = "    import time\n    time.sleep(0.8)\n    return 1\n";
+    write_jsonl(&problems, &[problem("slow/0", Some(slow)), problem("fast/0", Some("    return 1\n"))]);
+    (problems, slow)
+}
+
 #[test]
 fn calibrated_limits_spare_a_slow_problem() {
     let _machine = machine_to_myself();
     let dir = tempfile::tempdir().unwrap();
-    let problems = dir.path().join("problems.jsonl");
-    let slow = "    import time\n    time.sleep(0.8)\n    return 1\n";
-    write_jsonl(&problems, &[problem("slow/0", Some(slow)), problem("fast/0", Some("    return 1\n"))]);
+    let (problems, slow) = slow_and_fast_problems(dir.path());
     let samples = dir.path().join("samples.jsonl");
     write_jsonl(
         &samples,
@@ -780,9 +787,7 @@ fn calibrated_limits_spare_a_slow_problem() {
 fn a_time_out_stands_only_against_a_limit_of_four_times_the_canonical_solutions_time() {
     let _machine = machine_to_myself();
     let dir = tempfile::tempdir().unwrap();
-    let problems = dir.path().join("problems.jsonl");
-    let slow = "    import time\n    time.sleep(0.8)\n    return 1\n";
-    write_jsonl(&problems, &[problem("slow/0", Some(slow)), problem("fast/0", Some("    return 1\n"))]);
+    let (problems, slow) = slow_and_fast_problems(dir.path());
     let samples = dir.path().join("samples.jsonl");
     let endless = "    while True:\n        pass\n";
     write_jsonl(
