@@ -37,6 +37,8 @@ _RETURN_PREFIX = wire.encode(("return", None))[:-len(wire.encode(None))]
 # What a call's frame holds before its arguments: the encoding of ("call", arguments, {},
 # view) is this, the arguments', then the last two items'.
 _CALL_HEAD = wire.encode(("call", None, None, None))[:-3 * len(wire.encode(None))]
+# The same of a call whose time the candidate's process reports (see _took).
+_TIMED_CALL_HEAD = wire.encode(("timed-call", None, None, None))[:-3 * len(wire.encode(None))]
 
 
 class Phase:
@@ -102,14 +104,15 @@ class Phase:
 
     def call(self, index):
         """The frame of input `index`'s call, the encoding of ("call", arguments, {},
-        view); NotPlainData if its arguments cannot cross."""
+        view) (a "timed-call" where the phase records); NotPlainData if its arguments
+        cannot cross."""
         if self.arguments is not None:
             arguments = self.arguments[index]
         else:
             arguments = wire.encode(list(self.inputs[index]))
             if self.record:
                 self.encoded[index] = arguments
-        return _CALL_HEAD + arguments + self._call_tail
+        return (_TIMED_CALL_HEAD if self.record else _CALL_HEAD) + arguments + self._call_tail
 
     def comparison(self):
         if self.equality == "evalplus":
@@ -288,11 +291,7 @@ class _Ahead:
         """Posts the calls from `index` on, as far ahead as the window allows; returns
         input `index`'s frame number. NotPlainData if that input
         cannot cross."""
-        # While the canonical solution's outputs are recorded, one call at a time: the
-        # time each took sets its input's limit, and answers read together would give
-        # all but the first none.
-        ahead = 1 if self.phase.record else AHEAD
-        while self.refused is None and self.next < self.phase.count and self.next < index + ahead:
+        while self.refused is None and self.next < self.phase.count and self.next < index + AHEAD:
             if self.waiting is None:
                 try:
                     self.waiting = self.phase.call(self.next)
@@ -313,6 +312,19 @@ class _Ahead:
     def answered(self):
         """The call awaited was answered: its bytes leave the window."""
         self.unanswered -= self.sizes.popleft()
+
+
+def _took(channel):
+    """How long the canonical solution's process says the call just answered took (see
+    candidate.serve), or the Record of a phase that cannot be recorded."""
+    try:
+        frame = channel.receive()
+        took = wire.decode(frame, channel.budget) if frame is not None else None
+    except (OSError, wire.Malformed) as error:
+        return judge.unreadable(str(error))
+    if type(took) is not tuple or len(took) != 2 or took[0] != "took" or type(took[1]) is not float:
+        return judge.unreadable("no time after a recorded answer")
+    return max(0.0, took[1])
 
 
 def judge_phase(phase, channel, seal, record=None):
@@ -358,10 +370,8 @@ def judge_phase(phase, channel, seal, record=None):
             # answer before it, never from when that answer came: comparing a large
             # answer (HumanEval/130's million floats) is the judge's time, not the next
             # input's. An answer that came while the judge was busy took none.
-            started = time.monotonic()
-            deadline = started + limit if limit else None
+            deadline = time.monotonic() + limit if limit else None
             raw = wire.whole_answer(channel, channel.receive(deadline, after=number), deadline)
-            elapsed = max(0.0, channel.arrived - started)
             ahead.answered()
         except wire.TimedOut:
             detail = tally.fail(index, f"was still running after {limit:g} s{phase.limit_rule}")
@@ -374,7 +384,10 @@ def judge_phase(phase, channel, seal, record=None):
             return _record(tally, judge.GONE, "", "")
         if phase.record and len(raw) > expected_outputs.LARGE and _returned(raw) is not None:
             # Recorded as it came: an answer of a gigabyte is never built here.
-            record(index, stored(_returned(raw), channel.budget), elapsed, phase.encoded.pop(index))
+            took = _took(channel)
+            if isinstance(took, judge.Record):
+                return _record(tally, *took.fields()[:3])
+            record(index, stored(_returned(raw), channel.budget), took, phase.encoded.pop(index))
             tally.passed += 1
             continue
         if not phase.record and _same_bytes(phase, comparison, index, raw, channel.budget):
@@ -405,7 +418,10 @@ def judge_phase(phase, channel, seal, record=None):
         if phase.record:
             # The answer's own bytes, without encoding it again.
             returned = _returned(raw)
-            record(index, stored(returned if returned is not None else wire.encode(got), channel.budget), elapsed,
+            took = _took(channel)
+            if isinstance(took, judge.Record):
+                return _record(tally, *took.fields()[:3])
+            record(index, stored(returned if returned is not None else wire.encode(got), channel.budget), took,
                    phase.encoded.pop(index))
             tally.passed += 1
             continue

@@ -15,6 +15,7 @@ drawn for that run alone.
 import os
 import signal
 import sys
+import time
 
 from . import confine, handles, wire
 
@@ -136,7 +137,13 @@ def serve(source, entry_point, channel):
         if payload is None:
             return
         message = wire.decode(payload, handles=table)
+        started = time.perf_counter()
         _send(channel, _answer(message, function, namespace, table))
+        if message[0] == "timed-call":
+            # The canonical solution's calls, recorded, are sent ahead like any others:
+            # the judge cannot tell when one began, so it is told how long it took, from
+            # the call to its answer written.
+            channel.send(wire.encode(("took", time.perf_counter() - started)))
 
 
 class _Returned:
@@ -164,7 +171,7 @@ def _answer(message, function, namespace, table):
     # a HumanEval-style problem take handles too.
     answer_handles = table
     try:
-        if kind == "call":
+        if kind in ("call", "timed-call"):
             args, kwargs = message[1], message[2]
             view = message[3] if len(message) > 3 else None
             if len(message) < 5 or not message[4]:

@@ -1,7 +1,8 @@
 //! Candidates of suites of calls that abuse the calls the judge sends ahead of the answer
 //! it awaits (`sandbox/passk_driver/calls.py`): answering before being asked, flooding
 //! the judge while reading nothing, hanging or exiting with calls in flight. Each gets the
-//! verdict it deserves, and the run ends.
+//! verdict it deserves, and the run ends. And the canonical solution's calls, recorded
+//! with calls in flight too, set each input's limit by that input's own time.
 
 use std::path::Path;
 
@@ -13,13 +14,17 @@ const INPUTS: u64 = 100;
 
 /// An EvalPlus problem, `double(n)`, whose base inputs are 0 to 99 and plus input 100.
 fn problems(dir: &Path) -> std::path::PathBuf {
+    problems_solved_by(dir, "    return 2 * n\n")
+}
+
+fn problems_solved_by(dir: &Path, canonical_solution: &str) -> std::path::PathBuf {
     let path = dir.join("problems.jsonl");
     let base: Vec<Value> = (0..INPUTS).map(|n| json!([n])).collect();
     write_jsonl(
         &path,
         &[json!({
             "task_id": "HumanEval/950", "prompt": "def double(n: int):\n    \"\"\"Return 2 * n.\"\"\"\n",
-            "entry_point": "double", "canonical_solution": "    return 2 * n\n", "test": "", "contract": "",
+            "entry_point": "double", "canonical_solution": canonical_solution, "test": "", "contract": "",
             "atol": 0, "base_input": base, "plus_input": [[INPUTS]],
         })],
     );
@@ -93,4 +98,28 @@ fn every_input_is_judged_with_calls_in_flight() {
     let result = judged("    return 2 * n if n % 2 else n + n\n");
     assert_eq!(result["passed"], true, "{result}");
     assert_eq!(result["tests"], json!({"passed": INPUTS + 1, "run": INPUTS + 1, "total": INPUTS + 1}), "{result}");
+}
+
+/// The canonical solution's calls go ahead of the answers too, so the judge cannot time
+/// them: each recorded time is the one its own process measured, and sets that input's
+/// limit alone (EvalPlus's max(1 s, 4 x its time)).
+#[test]
+fn each_input_is_limited_by_the_canonical_solutions_own_time_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let sleeping_at = |at: u64, seconds: f64| {
+        format!("    if n == {at}:\n        import time\n        time.sleep({seconds})\n    return 2 * n\n")
+    };
+    let problems = problems_solved_by(dir.path(), &sleeping_at(40, 0.5));
+    let samples = [
+        json!({"task_id": "HumanEval/950", "completion": sleeping_at(40, 1.5)}),
+        json!({"task_id": "HumanEval/950", "completion": sleeping_at(41, 1.5)}),
+    ];
+    let results = evaluate_set(dir.path(), &problems, &samples, &["--jobs", "1", "--timeout", "60", "--no-dedup"]).1;
+    // Input 40 took the canonical solution 0.5 s: 1.5 s is within its 2 s.
+    assert_eq!(results[0]["passed"], true, "{}", results[0]);
+    // Input 41 took it nothing: 1 s is its limit.
+    assert_eq!(results[1]["status"], "timeout", "{}", results[1]);
+    let failure = &results[1]["phases"][0]["failure"];
+    assert_eq!(failure["input"], 41, "{failure}");
+    assert!(failure["outcome"].as_str().unwrap().starts_with("was still running after 1 s"), "{failure}");
 }

@@ -248,16 +248,18 @@ class Kept(unittest.TestCase):
             cut.value(0, budget)
 
     def test_a_call_is_the_encoding_of_its_arguments_recorded_or_not(self):
-        inputs = [[1, "a", [0.5] * 20], [[(1, 2)], {"k": None}], [10 ** 40]]
+        inputs = [[1, "a", [0.5] * 20], [[[1, 2]], {"k": None}], [10 ** 40]]
         spec = {"name": "plus", "entry_point": "f", "dataset": "mbpp", "task": None, "inputs": json.dumps(inputs)}
         encoding = calls.Phase(dict(spec, record=True))
         frames = [encoding.call(index) for index in range(len(inputs))]
-        self.assertEqual(frames, [wire.encode(("call", arguments, {}, None)) for arguments in json.loads(spec["inputs"])])
+        inputs = json.loads(spec["inputs"])
+        self.assertEqual(frames, [wire.encode(("timed-call", arguments, {}, None)) for arguments in inputs])
         # What the recording phase encoded is what a phase given those bytes sends, and
         # that phase reads its inputs only when it must show one.
         recorded = [base64.b64encode(encoding.encoded[index]).decode() for index in range(len(inputs))]
         given = calls.Phase(dict(spec, inputs="not json", arguments=recorded))
-        self.assertEqual([given.call(index) for index in range(len(inputs))], frames)
+        self.assertEqual([given.call(index) for index in range(len(inputs))],
+                         [wire.encode(("call", arguments, {}, None)) for arguments in inputs])
         self.assertEqual(given.count, 3)
         with self.assertRaises(ValueError):
             given.inputs

@@ -197,7 +197,7 @@ pub fn judging_suite(inputs: &EvalPlusInputs, recorded: &[Recorded], options: &S
                 .map(|time| options.min_time_limit.max(options.time_limit_factor * time))
                 .collect();
             // EvalPlus's ceiling bounds the time its canonical solution's calls take; passk's
-            // times are round trips, an answer's encoding and transfer included, so a phase
+            // times include an answer's encoding and transfer, so a phase
             // whose canonical run took more than a quarter of the ceiling (Mbpp/255's 1.2 GB
             // answer) gets the factor's share of that run instead.
             let recorded_time: f64 = recorded.times.iter().sum();
