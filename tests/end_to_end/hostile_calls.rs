@@ -36,11 +36,17 @@ fn judged(completion: &str) -> Value {
     result
 }
 
-/// Python that writes, on the candidate's end of its line to the judge, the frame of
-/// the answer `("return", value)` to each int of the expression `values`.
+/// Python that makes `frames`: the frames of the answer `("return", value)` to each int of
+/// the expression `values`, for the candidate to write on its end of its line to the judge.
 fn answer_frames(values: &str) -> String {
+    padded_answer_frames(values, 0)
+}
+
+/// `answer_frames`, each int's bytes led by `padding` zero bytes, which leave its value
+/// as it is and make its frame that much longer.
+fn padded_answer_frames(values: &str, padding: usize) -> String {
     format!(
-        "    import os\n    def frame(value):\n        data = value.to_bytes((value.bit_length() + 8) // 8, 'big', signed=True)\n        payload = b'U\\x00\\x00\\x00\\x02S\\x00\\x00\\x00\\x06returnI' + len(data).to_bytes(4, 'big') + data\n        return len(payload).to_bytes(4, 'big') + payload\n    frames = b''.join(frame(value) for value in {values})\n"
+        "    import os\n    def frame(value):\n        data = b'\\x00' * {padding} + value.to_bytes((value.bit_length() + 8) // 8, 'big', signed=True)\n        payload = b'U\\x00\\x00\\x00\\x02S\\x00\\x00\\x00\\x06returnI' + len(data).to_bytes(4, 'big') + data\n        return len(payload).to_bytes(4, 'big') + payload\n    frames = b''.join(frame(value) for value in {values})\n"
     )
 }
 
@@ -51,6 +57,22 @@ fn answers_written_before_their_calls_were_made_do_not_count() {
     let completion = format!(
         "{}    os.write(4, frames)\n    import time\n    time.sleep(3600)\n",
         answer_frames(&format!("(2 * m for m in range(n, n + {INPUTS}))"))
+    );
+    let result = judged(&completion);
+    assert_eq!(result["status"], "error", "{result}");
+    assert!(result["detail"].as_str().unwrap().contains("an answer that came before its call was made"), "{result}");
+    assert_eq!(result["passed"], false, "{result}");
+}
+
+/// Guards against answers taken for calls the judge wrote while the answers waited in the
+/// pipe unread: the judge counted as come before a call only the bytes it had read, and
+/// reads at most 64 KiB at a time, so every right answer written at the first call, 4 KiB
+/// each into a pipe made large enough to take them all (F_SETPIPE_SZ), passed.
+#[test]
+fn answers_written_before_their_calls_and_left_in_the_pipe_do_not_count() {
+    let completion = format!(
+        "{}    import fcntl\n    fcntl.fcntl(4, 1031, 1 << 19)\n    os.write(4, frames)\n    import time\n    time.sleep(3600)\n",
+        padded_answer_frames(&format!("(2 * m for m in range(n, n + {INPUTS}))"), 4096)
     );
     let result = judged(&completion);
     assert_eq!(result["status"], "error", "{result}");
