@@ -101,6 +101,21 @@ fn a_call_that_sleeps_past_its_limit_with_calls_in_flight_times_out_on_that_inpu
     assert_eq!(phase["failure"]["input"], 40, "{result}");
 }
 
+/// Guards the deadline against an answer that never ends and never lets the judge wait:
+/// the judge reads what has come before it waits, so a streamed answer whose empty parts
+/// always fill the pipe, and so never outgrow the judge's budget, must still end at the
+/// input's limit rather than at the sample's.
+#[test]
+fn an_answer_streamed_in_empty_parts_without_end_times_out_on_that_input() {
+    let result = judged(
+        "    import os\n    if n == 40:\n        def frame(payload):\n            return len(payload).to_bytes(4, 'big') + payload\n        os.write(4, frame(b'U\\x00\\x00\\x00\\x01S\\x00\\x00\\x00\\x08streamed'))\n        parts = frame(b'+') * 10000\n        while True:\n            os.write(4, parts)\n    return 2 * n\n",
+    );
+    assert_eq!(result["status"], "timeout", "{result}");
+    let phase = &result["phases"][0];
+    assert!(phase["failure"]["outcome"].as_str().unwrap().starts_with("was still running after 1 s"), "{result}");
+    assert_eq!((phase["passed"].as_u64(), phase["run"].as_u64()), (Some(40), Some(41)), "{result}");
+}
+
 #[test]
 fn a_call_that_exits_with_calls_in_flight_ends_the_sample_as_an_exit() {
     let result = judged("    if n == 40:\n        import os\n        os._exit(3)\n    return 2 * n\n");
