@@ -54,6 +54,9 @@ class Phase:
         self.limit_rule = spec.get("limit_rule", "")
         self.atol = float(spec.get("atol") or 0)
         self.equality = spec.get("compare", "evalplus")
+        # The data is the suite's own, and may hold integers of any size: the expected
+        # outputs read below as much as the inputs read when first needed.
+        sys.set_int_max_str_digits(0)
         self._spec = spec
         self._inputs = None
         expected = spec.get("expected")
@@ -91,8 +94,6 @@ class Phase:
         only to show a failure or for an oracle that reads them."""
         if self._inputs is None:
             spec = self._spec
-            # The data is the suite's own, and may hold integers of any size.
-            sys.set_int_max_str_digits(0)
             inputs = json.loads(spec["inputs"])
             if spec.get("inputs_form") == "lines":
                 inputs = [[json.loads(line) for line in text.split("\n")] for text in inputs]

@@ -55,6 +55,7 @@ import builtins
 import collections
 import datetime
 import decimal
+import fcntl
 import fractions
 import itertools
 import os
@@ -62,6 +63,7 @@ import re
 import select
 import struct
 import sys
+import termios
 import time
 import types
 
@@ -75,6 +77,8 @@ STREAM_PART = 1 << 20
 _LENGTH = struct.Struct(">I")
 _FLOAT = struct.Struct(">d")
 _COMPLEX = struct.Struct(">dd")
+# A count the kernel gives as a C int.
+_COUNT = struct.Struct("i")
 
 
 class NotPlainData(ValueError):
@@ -1132,7 +1136,7 @@ class Channel:
         self.received = 0
         # Frames posted and not yet written whole, as what is left of each; how many were
         # posted, and for each written whole and not yet answered, how many bytes had
-        # been received by then (see receive).
+        # come by then, read or waiting in the pipe (see receive).
         self.outgoing = collections.deque()
         self.posted = 0
         self.written = 0
@@ -1175,8 +1179,10 @@ class Channel:
         return self.posted - 1
 
     def push(self):
-        """Writes what the pipe takes of the posted frames."""
+        """Writes what the pipe takes of the posted frames. What had come by then, read or
+        still waiting in the pipe, answers no frame this write completes (see receive)."""
         while self.outgoing:
+            came = self.received + self._unread()
             try:
                 count = os.writev(self.write_fd, list(itertools.islice(self.outgoing, _WRITTEN_TOGETHER)))
             except BlockingIOError:
@@ -1192,8 +1198,12 @@ class Channel:
                     return
                 count -= len(head)
                 self.outgoing.popleft()
-                self.received_when_written[self.written] = self.received
+                self.received_when_written[self.written] = came
                 self.written += 1
+
+    def _unread(self):
+        """How many bytes have come and wait in the pipe, not yet read."""
+        return _COUNT.unpack(fcntl.ioctl(self.read_fd, termios.FIONREAD, bytes(_COUNT.size)))[0]
 
     def receive(self, deadline=None, after=None):
         """The next frame's payload, or None if the other end closed its side; TimedOut

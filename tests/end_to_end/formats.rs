@@ -265,6 +265,36 @@ fn livecodebench_reads_packed_private_tests_and_calls_leetcode_methods() {
     assert!(results[3]["detail"].as_str().unwrap().contains("returned []"), "{}", results[3]);
 }
 
+/// Guards against a functional test whose expected output is an int too long for Python's
+/// default limit on converting text to ints (4,300 digits) making its problem
+/// unjudgeable: the judge lifted the limit only once it read the inputs, which it now
+/// reads after the outputs, and where it could, not at all.
+#[test]
+fn livecodebench_outputs_of_ints_of_thousands_of_digits_are_judged() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("livecodebench.jsonl");
+    let cases = json!([
+        {"input": "10\n5000", "output": format!("1{}", "0".repeat(5000)), "testtype": "functional"},
+        {"input": "2\n3", "output": "8", "testtype": "functional"},
+    ]);
+    write_jsonl(
+        &problems,
+        &[json!({
+            "question_title": "Power", "question_content": "Return a to the power b.", "platform": "leetcode",
+            "question_id": "passk_big", "contest_id": "passk", "contest_date": "2026-01-01T00:00:00",
+            "starter_code": "class Solution:\n    def power(self, a: int, b: int) -> int:\n        ",
+            "difficulty": "easy", "public_test_cases": cases.to_string(), "metadata": "{\"func_name\": \"power\"}",
+        })],
+    );
+    let samples = [
+        json!({"task_id": "passk_big", "solution": "class Solution:\n    def power(self, a, b):\n        return a ** b\n"}),
+        json!({"task_id": "passk_big", "solution": "class Solution:\n    def power(self, a, b):\n        return a ** b + 1\n"}),
+    ];
+    let (_, results) = evaluate_set(dir.path(), &problems, &samples, &[]);
+    let statuses: Vec<&str> = results.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["passed", "failed"], "{results:?}");
+}
+
 #[test]
 fn an_evalplus_line_of_hundreds_of_kilobytes_loads() {
     let dir = tempfile::tempdir().unwrap();

@@ -41,11 +41,17 @@ fn judged(completion: &str) -> Value {
     result
 }
 
-/// Python that writes, on the candidate's end of its line to the judge, the frame of
-/// the answer `("return", value)` to each int of the expression `values`.
+/// Python that makes `frames`: the frames of the answer `("return", value)` to each int of
+/// the expression `values`, for the candidate to write on its end of its line to the judge.
 fn answer_frames(values: &str) -> String {
+    padded_answer_frames(values, 0)
+}
+
+/// `answer_frames`, each int's bytes led by `padding` zero bytes, which leave its value
+/// as it is and make its frame that much longer.
+fn padded_answer_frames(values: &str, padding: usize) -> String {
     format!(
-        "    import os\n    def frame(value):\n        data = value.to_bytes((value.bit_length() + 8) // 8, 'big', signed=True)\n        payload = b'U\\x00\\x00\\x00\\x02S\\x00\\x00\\x00\\x06returnI' + len(data).to_bytes(4, 'big') + data\n        return len(payload).to_bytes(4, 'big') + payload\n    frames = b''.join(frame(value) for value in {values})\n"
+        "    import os\n    def frame(value):\n        data = b'\\x00' * {padding} + value.to_bytes((value.bit_length() + 8) // 8, 'big', signed=True)\n        payload = b'U\\x00\\x00\\x00\\x02S\\x00\\x00\\x00\\x06returnI' + len(data).to_bytes(4, 'big') + data\n        return len(payload).to_bytes(4, 'big') + payload\n    frames = b''.join(frame(value) for value in {values})\n"
     )
 }
 
@@ -56,6 +62,22 @@ fn answers_written_before_their_calls_were_made_do_not_count() {
     let completion = format!(
         "{}    os.write(4, frames)\n    import time\n    time.sleep(3600)\n",
         answer_frames(&format!("(2 * m for m in range(n, n + {INPUTS}))"))
+    );
+    let result = judged(&completion);
+    assert_eq!(result["status"], "error", "{result}");
+    assert!(result["detail"].as_str().unwrap().contains("an answer that came before its call was made"), "{result}");
+    assert_eq!(result["passed"], false, "{result}");
+}
+
+/// Guards against answers taken for calls the judge wrote while the answers waited in the
+/// pipe unread: the judge counted as come before a call only the bytes it had read, and
+/// reads at most 64 KiB at a time, so every right answer written at the first call, 4 KiB
+/// each into a pipe made large enough to take them all (F_SETPIPE_SZ), passed.
+#[test]
+fn answers_written_before_their_calls_and_left_in_the_pipe_do_not_count() {
+    let completion = format!(
+        "{}    import fcntl\n    fcntl.fcntl(4, 1031, 1 << 19)\n    os.write(4, frames)\n    import time\n    time.sleep(3600)\n",
+        padded_answer_frames(&format!("(2 * m for m in range(n, n + {INPUTS}))"), 4096)
     );
     let result = judged(&completion);
     assert_eq!(result["status"], "error", "{result}");
@@ -82,6 +104,21 @@ fn a_call_that_sleeps_past_its_limit_with_calls_in_flight_times_out_on_that_inpu
     assert!(phase["failure"]["outcome"].as_str().unwrap().starts_with("was still running after 1 s"), "{result}");
     assert_eq!((phase["passed"].as_u64(), phase["run"].as_u64()), (Some(40), Some(41)), "{result}");
     assert_eq!(phase["failure"]["input"], 40, "{result}");
+}
+
+/// Guards the deadline against an answer that never ends and never lets the judge wait:
+/// the judge reads what has come before it waits, so a streamed answer whose empty parts
+/// always fill the pipe, and so never outgrow the judge's budget, must still end at the
+/// input's limit rather than at the sample's.
+#[test]
+fn an_answer_streamed_in_empty_parts_without_end_times_out_on_that_input() {
+    let result = judged(
+        "    import os\n    if n == 40:\n        def frame(payload):\n            return len(payload).to_bytes(4, 'big') + payload\n        os.write(4, frame(b'U\\x00\\x00\\x00\\x01S\\x00\\x00\\x00\\x08streamed'))\n        parts = frame(b'+') * 10000\n        while True:\n            os.write(4, parts)\n    return 2 * n\n",
+    );
+    assert_eq!(result["status"], "timeout", "{result}");
+    let phase = &result["phases"][0];
+    assert!(phase["failure"]["outcome"].as_str().unwrap().starts_with("was still running after 1 s"), "{result}");
+    assert_eq!((phase["passed"].as_u64(), phase["run"].as_u64()), (Some(40), Some(41)), "{result}");
 }
 
 #[test]

@@ -730,7 +730,7 @@ fn validate_reports_canonical_solutions_that_fail_or_run_close_to_the_limit() {
 
 /// A problem whose canonical solution takes 0.8 s, and one that returns at once; and the
 /// slow one's body.
-fn slow_and_fast_problems(dir: &std::path::Path) -> (std::path::PathBuf, &'static str) {
+fn slow_and_fast_problems(dir: &Path) -> (PathBuf, &'static str) {
     let problems = dir.join("problems.jsonl");
     let slow = "    import time\n    time.sleep(0.8)\n    return 1\n";
     write_jsonl(&problems, &[problem("slow/0", Some(slow)), problem("fast/0", Some("    return 1\n"))]);

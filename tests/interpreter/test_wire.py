@@ -538,6 +538,21 @@ class Posted(unittest.TestCase):
         with self.assertRaisesRegex(wire.Malformed, "before its call was made"):
             self.judge.receive(after=1)
 
+    def test_an_answer_left_unread_in_the_pipe_while_its_call_is_written_is_refused(self):
+        # Guards the early-answer check against answers that wait in the pipe while the
+        # judge writes their call: the judge writes what it posted just before it reads,
+        # and counted as come before a call only what it had read by then.
+        self.judge.post(wire.encode("call 0"))
+        self.judge.push()
+        self.candidate.receive()
+        self.candidate.send(wire.encode(0))
+        # The answer to a call posted but not yet written.
+        self.candidate.send(wire.encode(1))
+        self.judge.post(wire.encode("call 1"))
+        self.assertEqual(wire.decode(self.judge.receive(after=0)), 0)
+        with self.assertRaisesRegex(wire.Malformed, "before its call was made"):
+            self.judge.receive(after=1)
+
     def test_an_answer_sent_while_its_call_waits_to_be_written_is_refused(self):
         self.judge.post(b"z" * (1 << 17))
         self.candidate.send(wire.encode("too soon"))
