@@ -26,9 +26,9 @@ from .expected import ExpectedOutputs, stored
 
 # Arguments and answers shown in a failure's detail are cut to this many characters.
 SHOWN = 200
-# Calls sent ahead of the answer awaited, at most, and the most bytes of them: enough
-# that the candidate answers a run of calls each time it is scheduled, rather than one
-# per round trip between the two processes, which share a CPU.
+# The canonical solution's calls sent ahead of the answer awaited, at most, and the most
+# bytes of them: enough that it answers a run of calls each time it is scheduled, rather
+# than one per round trip between the two processes, which share a CPU.
 AHEAD = 32
 AHEAD_BYTES = 1 << 16
 # What an answer's frame holds before the value: the encoding of ("return", value) ends
@@ -270,9 +270,14 @@ def _same_bytes(phase, comparison, index, raw, budget):
 
 class _Ahead:
     """A phase's calls, posted on the channel ahead of the answers awaited (see
-    wire.Channel.post): while the judge compares one answer, the candidate is already
-    computing the next. The candidate's process reads each call's arguments afresh from
-    its bytes as it makes the call, so no call sees what another did to its own."""
+    wire.Channel.post) where the phase records the canonical solution's outputs: while
+    the judge records one answer, the canonical solution is already computing the next.
+    A candidate gets one call at a time: a call it had before answering the one before
+    could be worked on ahead, in a thread, while the answers before it are held back
+    within their own limits, and a slow input would pass within the time the others left
+    (each input's limit would be no limit). The candidate's process reads each call's
+    arguments afresh from its bytes as it makes the call, so no call sees what another
+    did to its own."""
 
     def __init__(self, phase, channel):
         self.phase = phase
@@ -292,7 +297,8 @@ class _Ahead:
         """Posts the calls from `index` on, as far ahead as the window allows; returns
         input `index`'s frame number. NotPlainData if that input
         cannot cross."""
-        while self.refused is None and self.next < self.phase.count and self.next < index + AHEAD:
+        ahead = AHEAD if self.phase.record else 1
+        while self.refused is None and self.next < self.phase.count and self.next < index + ahead:
             if self.waiting is None:
                 try:
                     self.waiting = self.phase.call(self.next)
