@@ -67,3 +67,21 @@ fn results_with_infrastructure_errors_get_no_pass_at_k() {
     assert!(summary.get("pass@1").is_none());
     assert_eq!(summary["counts"]["infrastructure"], 1);
 }
+
+/// Regression: HumanEval+'s and MBPP+'s tables gave two lines `variance pass@1: ...`,
+/// the second of them base_pass@1's under pass@1's name.
+#[test]
+fn each_variance_line_names_its_own_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.jsonl");
+    let line = |task: &str, passed: bool, base_passed: bool| json!({"task_id": task, "completion": "", "passed": passed, "base_passed": base_passed, "result": "x"});
+    let records = [line("a", true, true), line("a", false, true), line("b", false, false), line("b", false, true)];
+    write_jsonl(&results, &records);
+    let finished = finish(passk(["score"]).arg(&results).args(["--k", "1"]));
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let variance: Vec<&str> =
+        finished.stdout.lines().filter(|line| line.trim_start().starts_with("variance")).collect();
+    assert_eq!(variance.len(), 2, "{}", finished.stdout);
+    assert!(variance[0].contains(" pass@1: "), "{}", finished.stdout);
+    assert!(variance[1].contains(" base_pass@1: "), "{}", finished.stdout);
+}

@@ -330,7 +330,7 @@ impl Report<'_> {
         }
         for scored in &self.scores.scored {
             let (Some(split), Metric::PassAt) = (scored.variance, scored.summary.metric()) else { continue };
-            let name = scored.summary.name();
+            let name = scored.name();
             if split.total > 0.0 {
                 let noise = (split.within_share() * 100.0).round();
                 let between = 100.0 - noise;
