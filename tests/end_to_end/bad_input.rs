@@ -494,3 +494,27 @@ fn canonical_refuses_a_problem_file_without_any_canonical_solution() {
     assert!(run.stderr.contains("its 2 problems have no canonical solution"), "{}", run.stderr);
     assert!(!output.exists(), "an empty samples file was written");
 }
+
+/// Regression: `passk canonical` and `passk validate` given a samples file as --problems
+/// asked whether "the two files" were swapped, and named `passk evaluate` as the
+/// command, though each takes one file. They say what --problems takes; evaluate, which
+/// does take two, still asks.
+#[test]
+fn a_samples_file_as_problems_is_named_for_the_command_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let given_as_problems =
+        "this is a samples file (fields task_id, completion), given as --problems, which takes a problem set";
+    for command in ["canonical", "validate"] {
+        let finished = finish(passk([command]).arg("--problems").arg(&samples));
+        assert_rejected(&finished, &[given_as_problems]);
+        assert!(!finished.stderr.contains("swapped"), "{command}: {}", finished.stderr);
+        assert!(!finished.stderr.contains("passk evaluate"), "{command}: {}", finished.stderr);
+    }
+    let problems = passk_tests::repo_root().join("problems/basic.jsonl");
+    let results = dir.path().join("r.jsonl");
+    let finished =
+        finish(passk(["evaluate"]).arg(&problems).arg("--problems").arg(&samples).arg("--results").arg(&results));
+    assert_rejected(&finished, &[given_as_problems, "are the two files swapped?"]);
+}

@@ -38,8 +38,10 @@ pub enum InputError {
     Field { path: String, line: usize, field: &'static str, message: String },
     #[error("{path}:{line}: cannot tell the format from the fields ({fields}); name it with --format")]
     UnknownFormat { path: String, line: usize, fields: String },
-    #[error("{path}:{line}: this is a samples file (fields {fields}), given as --problems; are the two files swapped? the command is `passk evaluate SAMPLES --problems PROBLEMS`")]
-    SamplesAsProblems { path: String, line: usize, fields: String },
+    #[error(
+        "{path}:{line}: this is a samples file (fields {fields}), given as --problems, which takes a problem set{hint}"
+    )]
+    SamplesAsProblems { path: String, line: usize, fields: String, hint: &'static str },
     #[error("{path}:{line}: this is a samples file (fields {fields}), which has no verdicts; `passk evaluate {path} --problems PROBLEMS` runs its samples and writes their results")]
     SamplesAsResults { path: String, line: usize, fields: String },
     #[error("{path}:{line}: this is a problem set (fields {fields}), given as the samples; are the two files swapped? the command is `passk evaluate SAMPLES --problems PROBLEMS`")]
@@ -108,6 +110,20 @@ pub enum InputError {
 }
 
 impl InputError {
+    /// The error as `passk evaluate` gives it, which takes a samples file beside the
+    /// problems: a samples file given as the problems may be the two swapped.
+    pub fn for_evaluate(self) -> InputError {
+        match self {
+            InputError::SamplesAsProblems { path, line, fields, .. } => InputError::SamplesAsProblems {
+                path,
+                line,
+                fields,
+                hint: "; are the two files swapped? the command is `passk evaluate SAMPLES --problems PROBLEMS`",
+            },
+            other => other,
+        }
+    }
+
     /// `path`, given as `option`, cannot be written: with what to do about it where the
     /// folder refuses this user.
     pub fn unwritable(option: &'static str, path: &Path, reason: std::io::Error) -> InputError {

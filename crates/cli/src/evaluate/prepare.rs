@@ -64,7 +64,7 @@ impl Prepared {
             let beside = options.results.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
             let beside = beside.to_owned();
             tokio::task::spawn_blocking(move || {
-                let problems = ProblemSet::load(&problems, &set)?;
+                let problems = ProblemSet::load(&problems, &set).map_err(InputError::for_evaluate)?;
                 let judged_calls =
                     problems.problems.iter().any(|problem| matches!(problem.code.tests, Tests::Calls(_)));
                 if verdicts == VerdictMode::InProcess && judged_calls {

@@ -314,7 +314,7 @@ fn detect(mut reader: JsonlReader) -> Result<Format, InputError> {
     Format::of_fields(&names).ok_or_else(|| {
         let fields = names.join(", ");
         if is_sample {
-            InputError::SamplesAsProblems { path: source, line, fields }
+            InputError::SamplesAsProblems { path: source, line, fields, hint: "" }
         } else {
             InputError::UnknownFormat { path: source, line, fields }
         }
