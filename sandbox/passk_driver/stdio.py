@@ -69,11 +69,24 @@ def _first_difference(got_lines, expected_lines):
     """What is wrong, as `compare` says it, of lines that do not match: their count, or
     the first line that differs."""
     if len(got_lines) != len(expected_lines):
-        return f"printed {len(got_lines)} lines", f", expected {len(expected_lines)}"
+        expected = "nothing" if _empty(expected_lines) else len(expected_lines)
+        return f"printed {_printed(got_lines)}", f", expected {expected}"
     for number, (a, b) in enumerate(zip(got_lines, expected_lines), 1):
         if a != b:
             return _wrong_line(number, a, b)
     return "printed what the rule does not match", ""
+
+
+def _empty(lines):
+    # An output of nothing but blank space is one empty line once stripped and split, or
+    # where a rule keeps lines unstripped (APPS), lines of blanks.
+    return not any(line.strip() for line in lines)
+
+
+def _printed(lines):
+    if _empty(lines):
+        return "nothing"
+    return "1 line" if len(lines) == 1 else f"{len(lines)} lines"
 
 
 def _wrong_line(number, got, expected):
