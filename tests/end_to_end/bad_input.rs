@@ -518,3 +518,29 @@ fn a_samples_file_as_problems_is_named_for_the_command_given() {
         finish(passk(["evaluate"]).arg(&problems).arg("--problems").arg(&samples).arg("--results").arg(&results));
     assert_rejected(&finished, &[given_as_problems, "are the two files swapped?"]);
 }
+
+/// Regression: samples of the original MBPP evaluated against sanitized MBPP were told
+/// only that the first task id "is not in the problem set", though both sets number
+/// their problems alike and the sanitized one keeps some of them: the message now names
+/// the original's file.
+#[test]
+fn samples_of_the_original_mbpp_against_sanitized_mbpp_name_the_original() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[json!({"task_id": 601, "solution": "def f():\n    return 1\n"})]);
+    let results = dir.path().join("r.jsonl");
+    let sanitized = passk_tests::format_fixture("mbpp-sanitized.json");
+    let finished = finish(
+        passk(["evaluate"])
+            .arg(&samples)
+            .arg("--problems")
+            .arg(&sanitized)
+            .arg("--partial")
+            .arg("--results")
+            .arg(&results),
+    );
+    assert_rejected(
+        &finished,
+        &["field `task_id` is \"601\"", "sanitized MBPP holds 2 of the original MBPP's problems", "mbpp.jsonl"],
+    );
+}

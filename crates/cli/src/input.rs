@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 use crate::jsonl::Record;
-use crate::problems::ProblemSet;
+use crate::problems::{Format, ProblemSet};
 
 /// A problem in a file or record that cannot be used. Every message names the file and,
 /// where there is one, the line and the field or value at fault.
@@ -238,6 +238,15 @@ fn looks_like_a_problem(fields: &Map<String, Value>) -> bool {
 fn foreign_task_hint(task_id: &str, problems: &ProblemSet) -> String {
     let family = |id: &str| id.split_once('/').map(|(family, _)| family.to_owned());
     let theirs = family(task_id);
+    // Sanitized MBPP keeps some of the original's problems under the same numbers: a
+    // number it lacks is most likely a sample of the original MBPP.
+    if problems.format == Format::MbppSanitized && task_id.parse::<u64>().is_ok() {
+        return format!(
+            ": sanitized MBPP holds {} of the original MBPP's problems, and not this one; samples of the original \
+             are evaluated against its own file (mbpp.jsonl, which problems/fetch-benchmark mbpp gives)",
+            problems.problems.len()
+        );
+    }
     if theirs.is_none() || problems.problems.iter().any(|problem| family(&problem.task_id) == theirs) {
         return String::new();
     }
