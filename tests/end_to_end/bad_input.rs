@@ -544,3 +544,29 @@ fn samples_of_the_original_mbpp_against_sanitized_mbpp_name_the_original() {
         &["field `task_id` is \"601\"", "sanitized MBPP holds 2 of the original MBPP's problems", "mbpp.jsonl"],
     );
 }
+
+/// Regression: a folder given as --problems (fetch-humaneval prints its folder, not the
+/// file in it) got "cannot open: Is a directory (os error 21)", which named neither the
+/// option nor the file meant.
+#[test]
+fn a_folder_as_problems_names_the_problem_files_in_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let folder = dir.path().join("humaneval");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(passk_tests::repo_root().join("problems/basic.jsonl"), folder.join("HumanEval.jsonl")).unwrap();
+    let file = folder.join("HumanEval.jsonl").display().to_string();
+    let folder = folder.display().to_string();
+    let results = dir.path().join("r.jsonl");
+    let evaluate =
+        finish(passk(["evaluate"]).arg(&samples).args(["--problems", &folder]).arg("--results").arg(&results));
+    let canonical = finish(&mut passk(["canonical", "--problems", &folder]));
+    for finished in [evaluate, canonical] {
+        assert_rejected(&finished, &[&format!("--problems {folder}: a folder, not a problem file; it holds {file}")]);
+    }
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let finished = finish(passk(["validate", "--problems"]).arg(&empty));
+    assert_rejected(&finished, &["a folder, not a problem file; it holds no .jsonl or .json file"]);
+}

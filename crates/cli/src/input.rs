@@ -78,6 +78,8 @@ pub enum InputError {
     ResumeMismatch { path: String, differences: String },
     #[error("--problems {name}: no such file, nor a bundled problem set (bundled: {bundled}){hint}")]
     UnknownProblemSet { name: String, bundled: String, hint: &'static str },
+    #[error("--problems {name}: a folder, not a problem file{holds}")]
+    ProblemsFolder { name: String, holds: String },
     #[error("--problems {name}: no such file{beside}{hint}")]
     NoProblemFile { name: String, beside: String, hint: &'static str },
     #[error(

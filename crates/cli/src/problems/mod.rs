@@ -159,6 +159,9 @@ impl ProblemSet {
     /// Loads a problem file, or a bundled set by name when no such file exists.
     pub fn load(name: &str, options: &SetOptions) -> Result<ProblemSet, InputError> {
         let path = Path::new(name);
+        if path.is_dir() {
+            return Err(InputError::ProblemsFolder { name: name.to_owned(), holds: problem_files_in(path) });
+        }
         let (open, sha256): (Box<dyn Fn() -> Result<JsonlReader, InputError>>, String) = if path.exists() {
             let sha256 = crate::provenance::sha256_file(path)
                 .map_err(|source| InputError::Open { path: name.to_owned(), source })?;
@@ -284,6 +287,32 @@ fn where_to_get(name: &str) -> &'static str {
          problems/humaneval/HumanEval.jsonl.gz"
     } else {
         ""
+    }
+}
+
+/// What of a folder given as --problems may be the problem file meant (fetch-humaneval
+/// prints its folder, not the file), as the end of a message.
+fn problem_files_in(folder: &Path) -> String {
+    let Ok(entries) = std::fs::read_dir(folder) else { return String::new() };
+    let mut files: Vec<String> = entries
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_file()))
+        .map(|entry| entry.path().display().to_string())
+        .filter(|name| {
+            [".jsonl", ".jsonl.gz", ".json", ".json.gz"].iter().any(|end| name.ends_with(end))
+                && !name.contains("_results.jsonl")
+        })
+        .collect();
+    files.sort();
+    const SHOWN: usize = 5;
+    let more = match files.len().saturating_sub(SHOWN) {
+        0 => String::new(),
+        more => format!(" and {more} more"),
+    };
+    match files.len() {
+        0 => "; it holds no .jsonl or .json file".to_owned(),
+        1 => format!("; it holds {}", files[0]),
+        _ => format!("; its .jsonl and .json files are {}{more}", files[..files.len().min(SHOWN)].join(", ")),
     }
 }
 
