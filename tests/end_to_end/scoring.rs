@@ -85,3 +85,28 @@ fn each_variance_line_names_its_own_score() {
     assert!(variance[0].contains(" pass@1: "), "{}", finished.stdout);
     assert!(variance[1].contains(" base_pass@1: "), "{}", finished.stdout);
 }
+
+/// Regression: a problem set given to `passk score` or `passk compare` was told only that
+/// "field `passed` is missing" (or, MBPP's, that `task_id` must be a string), as if it
+/// were a damaged results file.
+#[test]
+fn a_problem_set_given_as_results_is_named_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mbpp = dir.path().join("mbpp.jsonl");
+    write_jsonl(&mbpp, &[json!({"task_id": 11, "text": "", "code": "", "test_list": [], "test_setup_code": ""})]);
+    let basic = passk_tests::repo_root().join("problems/basic.jsonl");
+    for problems in [&basic, &mbpp] {
+        let score = finish(passk(["score"]).arg(problems));
+        let compare = finish(passk(["compare"]).arg(problems).arg(problems));
+        for finished in [score, compare] {
+            assert_eq!(finished.code, Some(2), "{}", finished.stderr);
+            let expected = format!("{}:1: this is a problem set (fields task_id, ", problems.display());
+            assert!(finished.stderr.contains(&expected), "{}", finished.stderr);
+            assert!(
+                finished.stderr.contains("results are what `passk evaluate SAMPLES --problems"),
+                "{}",
+                finished.stderr
+            );
+        }
+    }
+}

@@ -44,6 +44,8 @@ pub enum InputError {
     SamplesAsProblems { path: String, line: usize, fields: String, hint: &'static str },
     #[error("{path}:{line}: this is a samples file (fields {fields}), which has no verdicts; `passk evaluate {path} --problems PROBLEMS` runs its samples and writes their results")]
     SamplesAsResults { path: String, line: usize, fields: String },
+    #[error("{path}:{line}: this is a problem set (fields {fields}), which has no verdicts; results are what `passk evaluate SAMPLES --problems {path}` writes (SAMPLES_results.jsonl)")]
+    ProblemsAsResults { path: String, line: usize, fields: String },
     #[error("{path}:{line}: this is a problem set (fields {fields}), given as the samples; are the two files swapped? the command is `passk evaluate SAMPLES --problems PROBLEMS`")]
     ProblemsAsSamples { path: String, line: usize, fields: String },
     #[error("{path}:{line}: task {task_id}: none of the functions the reference `code` defines is called by `test_list`, so the entry point is unknown")]
@@ -231,7 +233,7 @@ pub fn sample(source: &str, problems: &ProblemSet, record: Record) -> Result<Sam
 }
 
 /// Whether a record has the fields of a problem rather than of a sample.
-fn looks_like_a_problem(fields: &Map<String, Value>) -> bool {
+pub fn looks_like_a_problem(fields: &Map<String, Value>) -> bool {
     ["prompt", "test", "test_list", "entry_point", "canonical_solution"].iter().any(|field| fields.contains_key(*field))
 }
 

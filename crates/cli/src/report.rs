@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::error::CommandError;
-use crate::input::{string_field, InputError};
+use crate::input::{looks_like_a_problem, string_field, InputError};
 use crate::jsonl::JsonlReader;
 use crate::output::write_atomically;
 use crate::say::say;
@@ -169,14 +169,21 @@ impl Tally {
         let mut tally = Tally::default();
         for record in reader {
             let (line, object) = record?;
-            let task_id = string_field(&source, line, &object, "task_id")?;
-            let passed = optional_bool(&source, line, &object, "passed")?.ok_or_else(|| {
+            // Before any field is read: a problem set's ids may be numbers (MBPP's).
+            if !object.contains_key("passed") {
+                let fields = object.keys().map(String::as_str).collect::<Vec<_>>().join(", ");
                 if object.contains_key("completion") || object.contains_key("solution") {
-                    let fields = object.keys().map(String::as_str).collect::<Vec<_>>().join(", ");
-                    InputError::SamplesAsResults { path: source.clone(), line, fields }
-                } else {
-                    InputError::Missing { path: source.clone(), line, field: "passed" }
+                    return Err(InputError::SamplesAsResults { path: source, line, fields });
                 }
+                if looks_like_a_problem(&object) {
+                    return Err(InputError::ProblemsAsResults { path: source, line, fields });
+                }
+            }
+            let task_id = string_field(&source, line, &object, "task_id")?;
+            let passed = optional_bool(&source, line, &object, "passed")?.ok_or_else(|| InputError::Missing {
+                path: source.clone(),
+                line,
+                field: "passed",
             })?;
             let status = match object.get("status") {
                 None => None,
