@@ -308,6 +308,20 @@ fn ctrl_c_keeps_every_verdict_decided_and_the_resume_runs_only_the_rest() {
     let table = std::fs::read_to_string(dir.path().join("stdout.txt")).unwrap();
     let covers = format!("{} samples of {} problems; {} decided so far", records.len(), problems.len(), kept.len());
     assert_eq!(table.lines().next(), Some(covers.as_str()), "{table}");
+    // Regression: `passk score` on what the interrupted run left was told "field `task_id`
+    // is missing", or to write each JSON object on a line of its own.
+    let settings = PathBuf::from(format!("{}.run.json", partial(&results).display()));
+    for left in [partial(&results), settings] {
+        let scored = passk_tests::finish(passk(["score"]).arg(&left));
+        assert_eq!(scored.code, Some(2), "{}", scored.stderr);
+        let expected = format!(
+            "{}: this is an interrupted run's own record, not its results; the same passk evaluate command, run again, \
+             completes the run and writes its results to {}",
+            left.display(),
+            results.display()
+        );
+        assert!(scored.stderr.contains(&expected), "{}", scored.stderr);
+    }
 
     let resumed = passk_tests::finish(&mut evaluate(&samples_path, &results, &extra));
     assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);

@@ -110,3 +110,25 @@ fn a_problem_set_given_as_results_is_named_as_one() {
         }
     }
 }
+
+/// Regression: `passk score` on the record of settings a complete run keeps beside its
+/// results (`<results>.run.json`) was told to write each JSON object on a line of its own.
+#[test]
+fn a_runs_settings_record_given_as_results_names_the_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[json!({"task_id": "basic/0", "completion": "    return values\n"})]);
+    let results = dir.path().join("results.jsonl");
+    let evaluated =
+        finish(passk(["evaluate"]).arg(&samples).args(["--problems", "basic", "--partial", "--results"]).arg(&results));
+    assert_eq!(evaluated.code, Some(0), "{}", evaluated.stderr);
+    let settings = dir.path().join("results.jsonl.run.json");
+    let scored = finish(passk(["score"]).arg(&settings));
+    assert_eq!(scored.code, Some(2), "{}", scored.stderr);
+    let expected = format!(
+        "{}: this is the record of a run's settings that passk keeps beside its results; give the results file, {}",
+        settings.display(),
+        results.display()
+    );
+    assert!(scored.stderr.contains(&expected), "{}", scored.stderr);
+}

@@ -88,6 +88,10 @@ pub enum InputError {
         "{path}: starts with a UTF-8 byte-order mark, which JSON Lines does not allow; remove the byte-order mark"
     )]
     ByteOrderMark { path: String },
+    #[error("{path}: this is the record of a run's settings that passk keeps beside its results; give the results file, {results}")]
+    SettingsRecord { path: String, results: String },
+    #[error("{path}: this is an interrupted run's own record, not its results; the same passk evaluate command, run again, completes the run and writes its results to {results}")]
+    InterruptedRun { path: String, results: String },
     #[error("{path}:{line}: JSON Lines expected (one JSON object per line), this is {shape}; write each object on a line of its own")]
     NotJsonLines { path: String, line: usize, shape: &'static str },
     #[error("{path}:{line}: this is {what} (fields {fields}), which --format {format} does not read; give --format {right}, or no --format: passk tells the format from the file")]

@@ -168,7 +168,7 @@ impl Tally {
         let source = reader.source().to_owned();
         let mut tally = Tally::default();
         for record in reader {
-            let (line, object) = record?;
+            let (line, object) = record.map_err(|error| settings_record(error, &source))?;
             // Before any field is read: a problem set's ids may be numbers (MBPP's).
             if !object.contains_key("passed") {
                 let fields = object.keys().map(String::as_str).collect::<Vec<_>>().join(", ");
@@ -177,6 +177,11 @@ impl Tally {
                 }
                 if looks_like_a_problem(&object) {
                     return Err(InputError::ProblemsAsResults { path: source, line, fields });
+                }
+                // An interrupted run's journal: a line per verdict, the results line inside.
+                if object.contains_key("sample") && object.contains_key("result") {
+                    let results = source.strip_suffix(".partial").unwrap_or(&source).to_owned();
+                    return Err(InputError::InterruptedRun { path: source, results });
                 }
             }
             let task_id = string_field(&source, line, &object, "task_id")?;
@@ -235,6 +240,20 @@ pub fn tests_passed(tests: &Value) -> Option<TestsPassed> {
     let count = |name: &str| tests.get(name).and_then(Value::as_u64);
     let (passed, run, total) = (count("passed")?, count("run")?, count("total")?);
     Some(TestsPassed { passed, total, every_test_ran: run >= total })
+}
+
+/// A results file's record of its run's settings, given in its place, is one JSON object
+/// over several lines: name the results file it belongs to rather than ask for JSON Lines.
+fn settings_record(error: InputError, source: &str) -> InputError {
+    let InputError::NotJsonLines { .. } = error else { return error };
+    let path = source.to_owned();
+    if let Some(results) = source.strip_suffix(".partial.run.json") {
+        return InputError::InterruptedRun { path, results: results.to_owned() };
+    }
+    match source.strip_suffix(".run.json") {
+        Some(results) => InputError::SettingsRecord { path, results: results.to_owned() },
+        None => error,
+    }
 }
 
 /// Everything a finished run reports.
