@@ -109,6 +109,16 @@ fn a_line_without_a_candidate() {
     );
 }
 
+/// Regression: a sample whose code is under another name (`generation`, as other tools
+/// write it) was told only that `completion` is missing, not which fields it has.
+#[test]
+fn a_candidate_under_another_name_is_shown_with_the_fields_given() {
+    assert_rejected(
+        &evaluate_records(&[json!({"task_id": "basic/0", "generation": "    return values\n"})], &[]),
+        &["samples.jsonl:1: field `completion` (or `solution`) is missing; the line's fields are task_id, generation"],
+    );
+}
+
 #[test]
 fn a_completion_that_is_not_a_string() {
     assert_rejected(

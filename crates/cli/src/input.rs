@@ -68,8 +68,8 @@ pub enum InputError {
     ForeignNumericTask { path: String, line: usize, task_id: String, problems: String, example: String },
     #[error("{path}:{line}: has both `completion` and `solution`; a sample gives one")]
     BothCandidates { path: String, line: usize },
-    #[error("{path}:{line}: field `completion` (or `solution`) is missing")]
-    NoCandidate { path: String, line: usize },
+    #[error("{path}:{line}: field `completion` (or `solution`) is missing; the line's fields are {fields}")]
+    NoCandidate { path: String, line: usize, fields: String },
     #[error("{path}: contains no {what}")]
     Empty { path: String, what: &'static str },
     #[error("{path}: changed while it was being evaluated (line {line})")]
@@ -231,7 +231,10 @@ pub fn sample(source: &str, problems: &ProblemSet, record: Record) -> Result<Sam
         (true, true) => return Err(InputError::BothCandidates { path: source.to_owned(), line }),
         (true, false) => Candidate::Completion(string_field(source, line, &fields, "completion")?),
         (false, true) => Candidate::Solution(string_field(source, line, &fields, "solution")?),
-        (false, false) => return Err(InputError::NoCandidate { path: source.to_owned(), line }),
+        (false, false) => {
+            let fields = fields.keys().map(String::as_str).collect::<Vec<_>>().join(", ");
+            return Err(InputError::NoCandidate { path: source.to_owned(), line, fields });
+        }
     };
     Ok(Sample { line, problem, candidate, fields })
 }
