@@ -264,3 +264,19 @@ fn the_fetch_scripts_answer_help_with_their_usage_and_fetch_nothing() {
     }
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "the scripts left something behind");
 }
+
+/// Regression: one chat answer among one sample was said to "look like raw chat output",
+/// the verb of many.
+#[test]
+fn one_chat_answer_looks_like_chat_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    let answer = "Here it is:\n```python\ndef add(a, b):\n    return a + b\n```\n";
+    write_jsonl(&samples, &[json!({"task_id": "basic/0", "completion": answer})]);
+    let results = dir.path().join("results.jsonl");
+    let mut command = passk(["evaluate"]);
+    command.arg(&samples).args(["--problems", "basic", "--partial", "--k", "1", "--results"]).arg(&results);
+    let finished = finish(&mut command);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert!(finished.stderr.contains("1 of 1 sample looks like raw chat output"), "{}", finished.stderr);
+}

@@ -105,10 +105,11 @@ impl Prepared {
     pub fn chat_hint(&self) -> Option<String> {
         (self.chat_like > 0).then(|| {
             format!(
-                "{} of {} look like raw chat output (a markdown fence, or prose before the code), which fails as \
+                "{} of {} {} like raw chat output (a markdown fence, or prose before the code), which fails as \
                  Python; use --extract to take the program out of each answer",
                 self.chat_like,
-                crate::report::plural(self.total, "sample")
+                crate::report::plural(self.total, "sample"),
+                if self.chat_like == 1 { "looks" } else { "look" }
             )
         })
     }
