@@ -283,3 +283,20 @@ fn compare_warns_that_one_sample_per_problem_is_noisy() {
     let steady = finish(passk(["compare"]).arg(&a).arg(&b));
     assert!(!steady.stderr.contains("warning"), "{}", steady.stderr);
 }
+
+/// Regression: problems with equal differences were listed by their ids as text, so that
+/// HumanEval/10 and HumanEval/100 came before HumanEval/2; they keep A's order.
+#[test]
+fn compare_lists_equal_differences_in_the_order_of_the_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    results_file(&a, 2, &[2; 12], &["x"]);
+    results_file(&b, 2, &[1; 12], &["x"]);
+    let summary_path = dir.path().join("compare.json");
+    let compared = finish(passk(["compare"]).arg(&a).arg(&b).arg("--summary").arg(&summary_path));
+    assert_eq!(compared.code, Some(0), "{}", compared.stderr);
+    let listed: Vec<String> =
+        summary(&summary_path)["largest"].as_array().unwrap().iter().map(|line| line["task_id"].to_string()).collect();
+    let expected: Vec<String> = (0..listed.len()).map(|i| format!("\"t/{i}\"")).collect();
+    assert_eq!(listed, expected, "{}", compared.stdout);
+}

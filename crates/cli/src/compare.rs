@@ -122,7 +122,9 @@ pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
     let wins = per_problem.iter().filter(|(_, a, b)| a > b).count();
     let losses = per_problem.iter().filter(|(_, a, b)| a < b).count();
     let ties = per_problem.len() - wins - losses;
-    per_problem.sort_by(|x, y| (y.1 - y.2).abs().total_cmp(&(x.1 - x.2).abs()).then_with(|| x.0.cmp(&y.0)));
+    // A stable sort: equal differences keep A's order of the problems, not their ids'
+    // order as text (HumanEval/10 and HumanEval/100 before HumanEval/2).
+    per_problem.sort_by(|x, y| (y.1 - y.2).abs().total_cmp(&(x.1 - x.2).abs()));
     let largest: Vec<&(String, f64, f64)> = per_problem.iter().filter(|(_, a, b)| a != b).take(LARGEST).collect();
 
     let mut out = String::new();
