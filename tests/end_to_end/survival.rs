@@ -728,6 +728,26 @@ fn validate_reports_canonical_solutions_that_fail_or_run_close_to_the_limit() {
     assert!(out.contains("1 problem has no canonical solution: bare/0"), "{out}");
 }
 
+/// Regression: `passk validate` held the time of every test of a problem together to
+/// --timeout, so that a canonical solution of HumanEval+ or CodeContests whose tests each
+/// ran well within their limits was listed as "4.27 s of the 3 s limit". A standard-input
+/// test's limit is its own run's.
+#[test]
+fn validate_holds_each_standard_input_test_to_the_limit_not_all_of_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("apps.jsonl");
+    let solution = "import time\ntime.sleep(0.3)\nprint(int(input()) * 2)\n";
+    let tests = json!({"inputs": ["1\n", "2\n", "3\n", "4\n", "5\n"], "outputs": ["2\n", "4\n", "6\n", "8\n", "10\n"]});
+    write_jsonl(
+        &problems,
+        &[json!({"problem_id": 1, "question": "Double it.", "solutions": json!([solution]).to_string(),
+                 "input_output": tests.to_string(), "difficulty": "introductory", "url": "", "starter_code": ""})],
+    );
+    let checked = finish(passk(["validate", "--timeout", "1", "--problems"]).arg(&problems));
+    assert_eq!(checked.code, Some(0), "{}", checked.stderr);
+    assert!(checked.stdout.contains("1 pass, 0 fail, 0 close to the limit"), "{}", checked.stdout);
+}
+
 /// A problem whose canonical solution takes 0.8 s, and one that returns at once; and the
 /// slow one's body.
 fn slow_and_fast_problems(dir: &Path) -> (PathBuf, &'static str) {
