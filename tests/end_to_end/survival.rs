@@ -745,7 +745,9 @@ fn validate_holds_each_standard_input_test_to_the_limit_not_all_of_them() {
     );
     let checked = finish(passk(["validate", "--timeout", "1", "--problems"]).arg(&problems));
     assert_eq!(checked.code, Some(0), "{}", checked.stderr);
-    assert!(checked.stdout.contains("1 pass, 0 fail, 0 close to the limit"), "{}", checked.stdout);
+    // Regression too: one canonical solution was "1 canonical solutions".
+    let expected = format!("1 canonical solution of {}: 1 pass, 0 fail, 0 close to the limit", problems.display());
+    assert!(checked.stdout.contains(&expected), "{}", checked.stdout);
 }
 
 /// A problem whose canonical solution takes 0.8 s, and one that returns at once; and the

@@ -172,7 +172,8 @@ pub async fn validate(options: PoolOptions, problems: &ProblemSet, close: f64) -
     }
     let checked = problems.problems.len() - missing.len();
     let mut report = format!(
-        "{checked} canonical solutions of {}: {} pass, {} fail, {} close to the limit\n",
+        "{} of {}: {} pass, {} fail, {} close to the limit\n",
+        plural(checked, "canonical solution"),
         problems.name,
         checked - failing.len(),
         failing.len(),
