@@ -122,6 +122,9 @@ fn evalplus_judges_base_and_plus_inputs_against_the_canonical_outputs() {
     // The summary gives pass@1 on base and plus inputs, and on base inputs alone.
     assert!(run.stdout.contains(&format!("{:<14}{:>8.4}", "pass@1", 0.625)), "{}", run.stdout);
     assert!(run.stdout.contains(&format!("{:<14}{:>8.4}", "base_pass@1", 0.875)), "{}", run.stdout);
+    // Regression: the table's limits row said "3 s", --timeout, which no input is held to.
+    let limits = "each input the larger of 1 s and 4 x the canonical solution's time, ";
+    assert!(run.stdout.contains(&format!("{:<14}{limits}", "limits")), "{}", run.stdout);
 
     // The second run reads the expected outputs from the cache.
     let (again, _) = evaluate_set(dir.path(), &problems, &samples, &["--base-only"]);
@@ -224,6 +227,8 @@ fn standard_input_problems_run_as_main_and_stop_at_the_first_wrong_test() {
     assert_eq!(results[0]["tests"], json!({"passed": 3, "run": 4, "total": 4}), "{}", results[0]);
     let average = format!("{:<14}{:>8.4}  test-case average\n", "tests passed", 0.75);
     assert!(run.stdout.contains(&average), "{}", run.stdout);
+    // Regression: the table's limits row said "3 s", as if it bounded the whole sample.
+    assert!(run.stdout.contains(&format!("{:<14}3 s per test, ", "limits")), "{}", run.stdout);
 }
 
 #[test]

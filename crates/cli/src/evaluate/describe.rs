@@ -3,10 +3,11 @@
 //! names only what is in force, and what is missing as missing.
 
 use passk_runner::cgroup::Accounting;
-use passk_runner::{DriverFacts, Isolation, Level, VerdictMode};
+use passk_runner::{DriverFacts, Isolation, Level, Tests, VerdictMode};
 use serde_json::{json, Map, Value};
 
 use super::EvaluateOptions;
+use crate::problems::{Format, ProblemSet};
 use crate::say::say;
 
 pub fn refused(isolation: &Isolation) -> Value {
@@ -119,11 +120,26 @@ fn describe_cgroups(level: Level, accounting: &Accounting) -> String {
 
 /// The limits in force, and only those: what a level or host does not enforce is named
 /// as missing rather than listed.
-fn describe_limits(options: &EvaluateOptions, level: Level, facts: DriverFacts, accounting: &Accounting) -> String {
+fn describe_limits(
+    options: &EvaluateOptions,
+    problems: &ProblemSet,
+    level: Level,
+    facts: DriverFacts,
+    accounting: &Accounting,
+) -> String {
     let limits = &options.limits;
+    let timeout = options.timeout.as_secs_f64();
     let time = match options.calibrate {
-        Some(factor) => format!("{} s + {factor} x the canonical solution's time", options.timeout.as_secs_f64()),
-        None => format!("{} s", options.timeout.as_secs_f64()),
+        Some(factor) => format!("{timeout} s + {factor} x the canonical solution's time"),
+        // HumanEval+'s and MBPP+'s inputs have limits of their own, and --timeout is not one.
+        None if problems.format == Format::Evalplus => format!(
+            "each input the larger of {} s and {} x the canonical solution's time",
+            options.set.min_time_limit, options.set.time_limit_factor
+        ),
+        None if problems.problems.iter().any(|problem| !matches!(problem.code.tests, Tests::Check(_))) => {
+            format!("{timeout} s per test")
+        }
+        None => format!("{timeout} s"),
     };
     let memory = match (limits.memory_mib, accounting.in_force()) {
         (0, _) => "no memory limit".to_owned(),
@@ -154,6 +170,7 @@ fn describe_limits(options: &EvaluateOptions, level: Level, facts: DriverFacts, 
 /// The rows the table ends with: what was executed and under which conditions.
 pub fn footer(
     options: &EvaluateOptions,
+    problems: &ProblemSet,
     isolation: &Isolation,
     facts: DriverFacts,
     accounting: &Accounting,
@@ -169,7 +186,7 @@ pub fn footer(
         ("network".into(), describe_network(level, facts).into()),
         ("syscalls".into(), describe_syscalls(level, facts).into()),
         ("cgroups".into(), describe_cgroups(level, accounting)),
-        ("limits".into(), describe_limits(options, level, facts, accounting)),
+        ("limits".into(), describe_limits(options, problems, level, facts, accounting)),
         ("packages".into(), describe_packages(level, &options.allowed_packages)),
     ]
 }

@@ -173,6 +173,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
     }
     let footer = describe::footer(
         &options,
+        &prepared.problems,
         &machine.isolation,
         machine.facts,
         &machine.accounting,
