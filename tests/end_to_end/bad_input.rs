@@ -580,3 +580,18 @@ fn a_folder_as_problems_names_the_problem_files_in_it() {
     let finished = finish(passk(["validate", "--problems"]).arg(&empty));
     assert_rejected(&finished, &["a folder, not a problem file; it holds no .jsonl or .json file"]);
 }
+
+/// Regression: a MultiPL-E translation (HumanEval in JavaScript) given as --problems was
+/// told to name its format with --format, though no format makes it Python.
+#[test]
+fn a_problem_set_in_another_language_is_named_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("humaneval-js.jsonl");
+    let record = json!({"name": "HumanEval_0_has_close_elements", "language": "js", "prompt": "function f(){\n",
+                        "doctests": "transform", "original": "", "prompt_terminology": "reworded",
+                        "tests": "}\n", "stop_tokens": ["\nfunction "], "task_id": "HumanEval/0"});
+    write_jsonl(&problems, &[record]);
+    let finished = finish(passk(["canonical", "--problems"]).arg(&problems));
+    assert_rejected(&finished, &["humaneval-js.jsonl:1: field `language` is \"js\": passk runs Python problems only"]);
+    assert!(!finished.stderr.contains("--format"), "{}", finished.stderr);
+}

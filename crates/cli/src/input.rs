@@ -36,6 +36,8 @@ pub enum InputError {
     WrongType { path: String, line: usize, field: &'static str, expected: &'static str },
     #[error("{path}:{line}: field `{field}` {message}")]
     Field { path: String, line: usize, field: &'static str, message: String },
+    #[error("{path}:{line}: field `language` is {language:?}: passk runs Python problems only")]
+    OtherLanguage { path: String, line: usize, language: String },
     #[error("{path}:{line}: cannot tell the format from the fields ({fields}); name it with --format")]
     UnknownFormat { path: String, line: usize, fields: String },
     #[error(

@@ -340,10 +340,18 @@ fn detect(mut reader: JsonlReader) -> Result<Format, InputError> {
     let fields = raw::fields(&text).map_err(|message| InputError::Json { path: source.clone(), line, message })?;
     let names: Vec<&str> = fields.iter().map(|(name, _)| name.as_str()).collect();
     let is_sample = names.contains(&"completion") || names.contains(&"solution");
+    // MultiPL-E's translations name their language; no --format would make them Python.
+    let language = fields
+        .iter()
+        .find(|(name, _)| name == "language")
+        .and_then(|(_, value)| serde_json::from_str::<String>(value).ok())
+        .filter(|language| !["python", "py"].contains(&language.to_lowercase().as_str()));
     Format::of_fields(&names).ok_or_else(|| {
         let fields = names.join(", ");
         if is_sample {
             InputError::SamplesAsProblems { path: source, line, fields, hint: "" }
+        } else if let Some(language) = language {
+            InputError::OtherLanguage { path: source, line, language }
         } else {
             InputError::UnknownFormat { path: source, line, fields }
         }
