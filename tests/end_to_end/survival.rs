@@ -728,6 +728,18 @@ fn validate_reports_canonical_solutions_that_fail_or_run_close_to_the_limit() {
     assert!(out.contains("1 problem has no canonical solution: bare/0"), "{out}");
 }
 
+/// Regression: `validate` on a set with no canonical solution at all (SandboxFusion's
+/// CodeContests sample) validated nothing and exited 0, where `canonical` refuses it.
+#[test]
+fn validate_refuses_a_set_without_canonical_solutions() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("problems.jsonl");
+    write_jsonl(&problems, &[problem("bare/0", None), problem("bare/1", None)]);
+    let checked = finish(passk(["validate", "--problems"]).arg(&problems));
+    assert_eq!(checked.code, Some(4), "{}", checked.stderr);
+    assert!(checked.stderr.contains("problems have no canonical solution"), "{}", checked.stderr);
+}
+
 /// Regression: `passk validate` held the time of every test of a problem together to
 /// --timeout, so that a canonical solution of HumanEval+ or CodeContests whose tests each
 /// ran well within their limits was listed as "4.27 s of the 3 s limit". A standard-input

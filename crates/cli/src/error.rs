@@ -35,7 +35,7 @@ pub enum CommandError {
         source: std::io::Error,
     },
     #[error(
-        "{path}: {} no canonical solution, so there are no samples to write",
+        "{path}: {} no canonical solution, which `canonical` and `validate` need",
         if *problems == 1 { "its 1 problem has".to_owned() } else { format!("its {problems} problems have") }
     )]
     NoCanonicalSolutions { path: String, problems: usize },
