@@ -505,6 +505,25 @@ fn canonical_refuses_a_problem_file_without_any_canonical_solution() {
     assert!(!output.exists(), "an empty samples file was written");
 }
 
+/// Regression: SandboxFusion's LiveCodeBench sample gives `import sys; sys.exit(0)` as
+/// every problem's canonical solution, and `passk canonical` wrote them without a word,
+/// though the README says its samples should score 1.0.
+#[test]
+fn canonical_warns_when_every_canonical_solution_is_the_same_placeholder() {
+    let Some(released) = passk_tests::shared_benchmark("stdio/sandboxfusion_live_code_bench_v1_sample.jsonl") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("samples.jsonl");
+    let run = finish(passk(["canonical", "--problems"]).arg(&released).arg("--output").arg(&output));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stderr.contains("every one of the 3 canonical solutions is the same program"), "{}", run.stderr);
+    assert!(run.stderr.contains("import sys; sys.exit(0)"), "{}", run.stderr);
+    // A bundled set's own solutions differ: no warning.
+    let bundled = finish(passk(["canonical", "--problems", "basic", "--output"]).arg(&output));
+    assert!(!bundled.stderr.contains("same program"), "{}", bundled.stderr);
+}
+
 /// Regression: `passk canonical` and `passk validate` given a samples file as --problems
 /// asked whether "the two files" were swapped, and named `passk evaluate` as the
 /// command, though each takes one file. They say what --problems takes; evaluate, which

@@ -222,6 +222,17 @@ pub fn write_samples(
     if !problems.problems.is_empty() && missing.len() == problems.problems.len() {
         return Err(CommandError::NoCanonicalSolutions { path: problems_path.to_owned(), problems: missing.len() });
     }
+    let solutions: BTreeSet<&str> =
+        problems.problems.iter().filter_map(|problem| problem.canonical_solution.as_deref()).collect();
+    let given = problems.problems.len() - missing.len();
+    if given > 1 && solutions.len() == 1 {
+        // SandboxFusion's LiveCodeBench sample gives `import sys; sys.exit(0)` for each.
+        say!(
+            "warning: every one of the {given} canonical solutions is the same program, so they are likely \
+             placeholders, not solutions; their samples will fail: {}",
+            solutions.first().copied().unwrap_or_default().trim().chars().take(80).collect::<String>()
+        );
+    }
     if !missing.is_empty() {
         say!(
             "warning: {} {} no canonical solution and {} left out (evaluate the samples with --partial): {}",
