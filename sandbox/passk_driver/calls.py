@@ -334,6 +334,17 @@ def _took(channel):
     return max(0.0, took[1])
 
 
+def _record_output(phase, channel, record, index, encoding):
+    """Has input `index`'s output `encoding` recorded, with the time the canonical
+    solution's process reports and the call's arguments; the Record of a phase that cannot
+    be recorded, or None."""
+    took = _took(channel)
+    if isinstance(took, judge.Record):
+        return took
+    record(index, stored(encoding, channel.budget), took, phase.encoded.pop(index))
+    return None
+
+
 def judge_phase(phase, channel, seal, record=None):
     """Calls the candidate behind `channel` once per input; returns the Record of the
     phase (status GONE if the candidate hung up). What the first failure expected goes to
@@ -391,10 +402,9 @@ def judge_phase(phase, channel, seal, record=None):
             return _record(tally, judge.GONE, "", "")
         if phase.record and len(raw) > expected_outputs.LARGE and _returned(raw) is not None:
             # Recorded as it came: an answer of a gigabyte is never built here.
-            took = _took(channel)
-            if isinstance(took, judge.Record):
-                return _record(tally, *took.fields()[:3])
-            record(index, stored(_returned(raw), channel.budget), took, phase.encoded.pop(index))
+            failure = _record_output(phase, channel, record, index, _returned(raw))
+            if failure is not None:
+                return _record(tally, *failure.fields()[:3])
             tally.passed += 1
             continue
         if not phase.record and _same_bytes(phase, comparison, index, raw, channel.budget):
@@ -425,11 +435,10 @@ def judge_phase(phase, channel, seal, record=None):
         if phase.record:
             # The answer's own bytes, without encoding it again.
             returned = _returned(raw)
-            took = _took(channel)
-            if isinstance(took, judge.Record):
-                return _record(tally, *took.fields()[:3])
-            record(index, stored(returned if returned is not None else wire.encode(got), channel.budget), took,
-                   phase.encoded.pop(index))
+            encoding = returned if returned is not None else wire.encode(got)
+            failure = _record_output(phase, channel, record, index, encoding)
+            if failure is not None:
+                return _record(tally, *failure.fields()[:3])
             tally.passed += 1
             continue
         try:
