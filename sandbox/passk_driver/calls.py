@@ -51,6 +51,9 @@ class Phase:
         self.record = bool(spec.get("record"))
         self.every_input = bool(spec.get("all"))
         self.limits = spec.get("limits")
+        # How long the canonical solution took on each input, where it was recorded: what
+        # sets how far ahead of the answers a candidate's calls may go (see _Ahead).
+        self.times = spec.get("times")
         self.limit_rule = spec.get("limit_rule", "")
         self.atol = float(spec.get("atol") or 0)
         self.equality = spec.get("compare", "evalplus")
@@ -199,9 +202,10 @@ def _shown(value):
 
 
 class _Tally:
-    def __init__(self, phase, seal):
+    def __init__(self, phase, seal, one_at_a_time):
         self.phase = phase
         self.seal = seal
+        self.one_at_a_time = one_at_a_time
         self.passed = 0
         self.run = 0
         self.failure = None
@@ -214,6 +218,8 @@ class _Tally:
         if self.phase.record:
             # How many outputs went to the harness, which waits for as many.
             extra["recorded"] = self.passed
+        if self.one_at_a_time:
+            extra["one_at_a_time"] = True
         return extra
 
     def where(self, index):
@@ -270,18 +276,45 @@ def _same_bytes(phase, comparison, index, raw, budget):
 
 class _Ahead:
     """A phase's calls, posted on the channel ahead of the answers awaited (see
-    wire.Channel.post) where the phase records the canonical solution's outputs: while
-    the judge records one answer, the canonical solution is already computing the next.
-    A candidate gets one call at a time: a call it had before answering the one before
-    could be worked on ahead, in a thread, while the answers before it are held back
-    within their own limits, and a slow input would pass within the time the others left
-    (each input's limit would be no limit). The candidate's process reads each call's
-    arguments afresh from its bytes as it makes the call, so no call sees what another
-    did to its own."""
+    wire.Channel.post): while the judge reads one answer, the candidate is already
+    computing the next, and each process answers a run of calls each time it is
+    scheduled rather than one per round trip (the two share a CPU).
 
-    def __init__(self, phase, channel):
+    The canonical solution's calls go as far ahead as the window allows: its process
+    reports each call's time (see _took). A candidate's input is charged from when its
+    call was written, the first moment it could be seen: one worked on ahead, in a
+    thread, while the answers before it were held back within their own limits, gains
+    nothing (see judge_phase). Its calls go ahead only while the time the calls before
+    them should take, at the canonical solution's pace or at the candidate's own if it is
+    slower, is a small share of their limit: an honest candidate is then rarely charged
+    more than its own time. A phase judged `one_at_a_time` sends each call once the one
+    before is answered. The candidate's process reads each call's arguments afresh from
+    its bytes as it makes the call, so no call sees what another did to its own."""
+
+    # The share of a call's limit that the calls posted before it, unanswered, may be
+    # expected to take. A call is expected to take at least SHORTEST, and a candidate
+    # is slower than that only by what it takes beyond a share of its limit that the
+    # window could hold for every call, so that the time a call takes to cross, or a
+    # moment the machine was busy, counts as neither work nor slowness.
+    SHARE = 1 / 8
+    SHORTEST = 0.001
+
+    def __init__(self, phase, channel, one_at_a_time=False):
         self.phase = phase
         self.channel = channel
+        if phase.record:
+            self.ahead = AHEAD
+        elif one_at_a_time or phase.times is None or phase.limits is None:
+            self.ahead = 1
+        else:
+            self.ahead = AHEAD
+        # How far ahead calls go now: a candidate's window starts small and doubles with
+        # each answer, so that its pace is known before many calls are out.
+        self.window = self.ahead if phase.record else min(2, self.ahead)
+        # The canonical solution's time over the calls posted and not yet answered, and
+        # how many times slower the candidate has been on any input, at least 1.
+        self.expected = 0.0
+        self.slowdown = 1.0
         # For each input posted and not yet answered: its frame's number on the channel,
         # and its size.
         self.numbers = {}
@@ -297,28 +330,42 @@ class _Ahead:
         """Posts the calls from `index` on, as far ahead as the window allows; returns
         input `index`'s frame number. NotPlainData if that input
         cannot cross."""
-        ahead = AHEAD if self.phase.record else 1
-        while self.refused is None and self.next < self.phase.count and self.next < index + ahead:
+        while self.refused is None and self.next < self.phase.count and self.next < index + self.window:
             if self.waiting is None:
                 try:
                     self.waiting = self.phase.call(self.next)
                 except wire.NotPlainData as error:
                     self.refused = (self.next, error)
                     break
-            if self.next > index and self.unanswered + len(self.waiting) > AHEAD_BYTES:
+            if self.next > index and (self.unanswered + len(self.waiting) > AHEAD_BYTES or not self._in_time()):
                 break
             payload, self.waiting = self.waiting, None
             self.numbers[self.next] = self.channel.post(payload)
             self.sizes.append(len(payload))
             self.unanswered += len(payload)
+            if not self.phase.record and self.ahead > 1:
+                self.expected += max(self.phase.times[self.next], self.SHORTEST)
             self.next += 1
         if self.refused is not None and self.refused[0] == index:
             raise self.refused[1]
         return self.numbers.pop(index)
 
-    def answered(self):
-        """The call awaited was answered: its bytes leave the window."""
+    def _in_time(self):
+        """Whether the next call may go now, ahead of the answers before it."""
+        if self.phase.record:
+            return True
+        return self.slowdown * self.expected <= self.SHARE * self.phase.limits[self.next]
+
+    def answered(self, index, took):
+        """Input `index`'s call was answered, `took` seconds after the candidate could
+        begin it: its bytes leave the window."""
         self.unanswered -= self.sizes.popleft()
+        if not self.phase.record and self.ahead > 1:
+            expected = max(self.phase.times[index], self.SHORTEST)
+            self.expected -= expected
+            grace = self.SHARE * self.phase.limits[index] / AHEAD
+            self.slowdown = max(self.slowdown, (took - grace) / expected)
+            self.window = min(2 * self.window, self.ahead)
 
 
 def _took(channel):
@@ -345,13 +392,23 @@ def _record_output(phase, channel, record, index, encoding):
     return None
 
 
-def judge_phase(phase, channel, seal, record=None):
+def judge_phase(phase, channel, seal, record=None, one_at_a_time=False):
     """Calls the candidate behind `channel` once per input; returns the Record of the
-    phase (status GONE if the candidate hung up). What the first failure expected goes to
-    `seal(shown, suffix)`, never into the record; when the phase records, each output
-    goes to `record(input, encoded, seconds, arguments)` as it comes, with the encoding
-    of the call's arguments."""
-    tally = _Tally(phase, seal)
+    phase (status GONE if the candidate hung up, RERUN if it must be judged again
+    `one_at_a_time`). What the first failure expected goes to `seal(shown, suffix)`,
+    never into the record; when the phase records, each output goes to
+    `record(input, encoded, seconds, arguments)` as it comes, with the encoding of the
+    call's arguments."""
+    sealed = []
+    result = _judge_phase(phase, channel, lambda *part: sealed.append(part), record, one_at_a_time)
+    if result.status != judge.RERUN:
+        for part in sealed:
+            seal(*part)
+    return result
+
+
+def _judge_phase(phase, channel, seal, record, one_at_a_time):
+    tally = _Tally(phase, seal, one_at_a_time)
     try:
         first = channel.receive()
     except wire.TooLarge as error:
@@ -374,7 +431,9 @@ def judge_phase(phase, channel, seal, record=None):
         message = f"name '{phase.entry_point}' is not defined"
         return _record(tally, "failed", f"NameError: {message}", f"failed: {message}")
     comparison = phase.comparison()
-    ahead = _Ahead(phase, channel)
+    ahead = _Ahead(phase, channel, one_at_a_time)
+    # When the answer before came: the candidate could not begin a call before then.
+    answered_at = None
     for index in range(phase.count):
         try:
             number = ahead.post_through(index)
@@ -384,13 +443,12 @@ def judge_phase(phase, channel, seal, record=None):
         limit = phase.limits[index] if phase.limits else None
         tally.run += 1
         try:
-            # The time charged to an input runs from when the judge is done with the
-            # answer before it, never from when that answer came: comparing a large
-            # answer (HumanEval/130's million floats) is the judge's time, not the next
-            # input's. An answer that came while the judge was busy took none.
+            # The wait for an input's answer ends one limit after the judge is done with
+            # the answer before it, never sooner: comparing a large answer (HumanEval/130's
+            # million floats) is the judge's time, not the next input's, and an honest
+            # candidate given its calls one at a time would have had that long.
             deadline = time.monotonic() + limit if limit else None
             raw = wire.whole_answer(channel, channel.receive(deadline, after=number), deadline)
-            ahead.answered()
         except wire.TimedOut:
             detail = tally.fail(index, f"was still running after {limit:g} s{phase.limit_rule}")
             return _record(tally, "timeout", detail, "timed out")
@@ -400,6 +458,15 @@ def judge_phase(phase, channel, seal, record=None):
             return _record(tally, *judge.unreadable(str(error)).fields()[:3])
         if raw is None:
             return _record(tally, judge.GONE, "", "")
+        begun = channel.last_written if answered_at is None else max(channel.last_written, answered_at)
+        answered_at = channel.last_arrived
+        ahead.answered(index, answered_at - begun)
+        if limit and not phase.record and answered_at - channel.last_written > limit:
+            # Its call went ahead, and it came later than one limit after the candidate
+            # could first see it: whether it took that long itself or waited behind the
+            # calls before it (or worked on it ahead, in a thread), only a run with no
+            # call ahead can tell.
+            return _record(tally, judge.RERUN, "", "")
         if phase.record and len(raw) > expected_outputs.LARGE and _returned(raw) is not None:
             # Recorded as it came: an answer of a gigabyte is never built here.
             failure = _record_output(phase, channel, record, index, _returned(raw))

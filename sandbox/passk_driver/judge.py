@@ -34,6 +34,8 @@ TEST_FILE = "<test>"
 DETAIL_CAP = 1000
 RESULT_CAP = 65536
 GONE = "gone"
+# A phase of calls whose answers went ahead must be judged again, one call at a time (calls.py).
+RERUN = "rerun"
 
 # Never raised here on the candidate's word: an exit is reported as one, and the end of
 # an iteration would end a test's loop over `map(candidate, ...)` early, as if passed.

@@ -121,7 +121,7 @@ def _lost(error):
 
 
 def _judge_calls(link, problem, channel):
-    _, seq, suite_id, index = problem
+    _, seq, suite_id, index, one_at_a_time = problem
     try:
         phase = link.suite(seq, suite_id).phase(index)
     except Lost as error:
@@ -131,7 +131,8 @@ def _judge_calls(link, problem, channel):
     try:
         return calls.judge_phase(phase, channel, lambda expected, suffix: link.seal(seq, index, expected, suffix),
                                  lambda at, output, seconds, arguments: link.record(seq, index, at, output, seconds,
-                                                                                    arguments))
+                                                                                    arguments),
+                                 one_at_a_time)
     finally:
         # Before the record goes to the driver: the harness waits for every output.
         link.flush_recorded()
@@ -141,7 +142,7 @@ def _prepare(link, problem):
     """Reads and parses a phase of calls before its candidate starts, so that the time a
     large suite takes to load (hundreds of megabytes of expected outputs) is not counted
     against the candidate's limit. Whatever fails here is reported when it is judged."""
-    _, seq, suite_id, index = problem
+    _, seq, suite_id, index, _ = problem
     try:
         link.suite(seq, suite_id).phase(index)
     except Lost:

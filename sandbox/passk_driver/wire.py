@@ -1128,12 +1128,16 @@ class Channel:
         # longer than that is refused before it is read.
         self.budget = budget
         self.buffer = b""
-        # The payload last received.
+        # The payload last received, when the read that brought its last byte was made
+        # (time.monotonic()), and when the frame it answers was written whole (see
+        # receive's `after`).
         self.last = None
-        # When a read last brought bytes (time.monotonic()), and how many it has brought
-        # in all: the frame a receive returns arrived with the last read.
-        self.arrived = None
+        self.last_arrived = None
+        self.last_written = None
+        # How many bytes reads have brought in all, and for the reads whose bytes are not
+        # all received yet, how many had come in all after each and when it was made.
         self.received = 0
+        self.reads = collections.deque()
         # Frames posted and not yet written whole, as what is left of each; how many were
         # posted, and for each written whole and not yet answered, how many bytes had
         # come by then, read or waiting in the pipe (see receive).
@@ -1141,6 +1145,7 @@ class Channel:
         self.posted = 0
         self.written = 0
         self.received_when_written = {}
+        self.written_at = {}
         # The other end stopped reading: what is posted is dropped.
         self.unread = False
         # Whether reads return at once rather than wait (see _before_read).
@@ -1191,6 +1196,7 @@ class Channel:
                 self.unread = True
                 self.outgoing.clear()
                 return
+            now = time.monotonic()
             while count:
                 head = self.outgoing[0]
                 if count < len(head):
@@ -1199,6 +1205,7 @@ class Channel:
                 count -= len(head)
                 self.outgoing.popleft()
                 self.received_when_written[self.written] = came
+                self.written_at[self.written] = now
                 self.written += 1
 
     def _unread(self):
@@ -1221,6 +1228,7 @@ class Channel:
                 return None
             if self.received - len(self.buffer) < self.received_when_written.pop(after):
                 raise Malformed(_EARLY)
+            self.last_written = self.written_at.pop(after)
         if len(self.buffer) < 4 and not self._fill(4, deadline):
             return None
         (size,) = _LENGTH.unpack_from(self.buffer)
@@ -1242,7 +1250,16 @@ class Channel:
             payload = self.buffer[4:4 + size]
             self.buffer = self.buffer[4 + size:]
         self.last = payload
+        self.last_arrived = self._arrival(self.received - len(self.buffer))
         return payload
+
+    def _arrival(self, end):
+        """When the read was made that brought byte `end` (counted from the first byte
+        received): reads are kept until the bytes they brought are all received."""
+        reads = self.reads
+        while reads[0][0] < end:
+            reads.popleft()
+        return reads[0][1]
 
     def _fill(self, size, deadline):
         """Reads until the buffer holds `size` bytes; False if the other end closed first.
@@ -1317,7 +1334,7 @@ class Channel:
 
     def _arrived(self, count):
         self.received += count
-        self.arrived = time.monotonic()
+        self.reads.append((self.received, time.monotonic()))
 
     def _wait(self, deadline, chunks):
         """Waits until there is something to read (or, with no `deadline`, for ever),
@@ -1347,6 +1364,11 @@ class Channel:
         it as the pipe takes them; False if the other end stopped reading first. Every
         frame before it was answered, so anything the other end sends meanwhile answers
         what it has not read yet: Malformed, and it is not kept."""
+        if self.written <= number and not self.unread:
+            # Mostly the pipe takes it at once, and no wait is needed.
+            self.push()
+        if self.written > number:
+            return True
         poller = select.poll()
         poller.register(self.read_fd, select.POLLIN)
         poller.register(self.write_fd, select.POLLOUT)

@@ -26,14 +26,18 @@ pub fn record_verdict(line: &mut Map<String, Value>, verdict: &Verdict) {
             .phases
             .iter()
             .map(|phase| {
-                json!({
+                let mut shown = json!({
                     "phase": phase.phase,
                     "status": phase.status,
                     "passed": phase.passed,
                     "run": phase.run,
                     "total": phase.total,
                     "failure": phase.failure,
-                })
+                });
+                if phase.one_at_a_time {
+                    shown["one_at_a_time"] = json!(true);
+                }
+                shown
             })
             .collect();
         line.insert("phases".into(), Value::Array(phases));

@@ -104,6 +104,10 @@ pub struct Phase {
     /// judge sent the harness, one frame each (see `judge_link`).
     #[serde(default)]
     pub recorded: Option<u64>,
+    /// Judged a second time with each call sent once the one before was answered: an
+    /// answer to a call sent ahead came later than its limit after the call was sent.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub one_at_a_time: bool,
     /// Those outputs, each the judge's encoding of one input's output in base64, and
     /// each call's seconds, in input order; None if any of them never came.
     #[serde(skip)]

@@ -218,6 +218,7 @@ pub fn judging_suite(inputs: &EvalPlusInputs, recorded: &[Recorded], options: &S
                 "expected_form": "base64-each",
                 "arguments": recorded.arguments,
                 "limits": limits,
+                "times": recorded.times,
                 "limit_rule": rule,
                 "timeout": timeout,
             })
