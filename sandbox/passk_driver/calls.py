@@ -17,10 +17,11 @@ driver (harness_link.py).
 import base64
 import collections
 import json
+import marshal
 import sys
 import time
 
-from . import evalplus, judge, wire
+from . import candidate, evalplus, judge, wire
 from . import expected as expected_outputs
 from .expected import ExpectedOutputs, stored
 
@@ -90,6 +91,8 @@ class Phase:
         candidate_view, canonical_view = evalplus.views(evalplus.oracle(self.dataset, self.entry_point))
         self.view = canonical_view if self.record else candidate_view
         self._call_tail = wire.encode({}) + wire.encode(self.view)
+        kind = candidate.MARSHALLED_TIMED_CALL if self.record else candidate.MARSHALLED_CALL
+        self._marshalled_head = bytes([kind, candidate.VIEW_CODES.index(self.view)])
 
     @property
     def inputs(self):
@@ -107,15 +110,18 @@ class Phase:
         return self._inputs
 
     def call(self, index):
-        """The frame of input `index`'s call, the encoding of ("call", arguments, {},
-        view) (a "timed-call" where the phase records); NotPlainData if its arguments
-        cannot cross."""
+        """The frame of input `index`'s call: where its arguments are marshal data (see
+        candidate.MARSHALLED_CALL), a marshalled call; otherwise the encoding of ("call",
+        arguments, {}, view) (a "timed-call" where the phase records). NotPlainData if its
+        arguments cannot cross."""
         if self.arguments is not None:
             arguments = self.arguments[index]
         else:
-            arguments = wire.encode(list(self.inputs[index]))
+            arguments = _marshalled(list(self.inputs[index])) or wire.encode(list(self.inputs[index]))
             if self.record:
                 self.encoded[index] = arguments
+        if arguments[:1] == _MARSHALLED_LIST:
+            return self._marshalled_head + arguments
         return (_TIMED_CALL_HEAD if self.record else _CALL_HEAD) + arguments + self._call_tail
 
     def comparison(self):
@@ -124,6 +130,37 @@ class Phase:
         if self.equality == "apps":
             return _AppsCalls()
         return _ListsForTuples()
+
+
+# How the marshal encoding of a list begins (version 2 marks no object as shared), where
+# the wire encoding of one begins with "L".
+_MARSHALLED_LIST = marshal.dumps([], 2)[:1]
+# The types marshal rebuilds as they were, with nothing of another type inside.
+_MARSHAL_ATOMS = frozenset((int, float, complex, str, bytes, bool, type(None)))
+_MARSHAL_CONTAINERS = frozenset((list, tuple, set, frozenset))
+
+
+def _marshalled(arguments):
+    """The marshal encoding (version 2) of `arguments`, a list, where every value in it is
+    of a type marshal rebuilds exactly; None otherwise (a Fraction, a subclass of int),
+    for the wire to carry."""
+    try:
+        if not _marshal_exact(arguments):
+            return None
+        return marshal.dumps(arguments, 2)
+    except (RecursionError, ValueError):
+        return None
+
+
+def _marshal_exact(value):
+    kind = type(value)
+    if kind in _MARSHAL_ATOMS:
+        return True
+    if kind in _MARSHAL_CONTAINERS:
+        return all(map(_marshal_exact, value))
+    if kind is dict:
+        return all(map(_marshal_exact, value)) and all(map(_marshal_exact, value.values()))
+    return False
 
 
 def _int_keys(value):

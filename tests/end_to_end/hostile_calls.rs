@@ -173,7 +173,7 @@ fn each_input_is_limited_by_the_canonical_solutions_own_time_on_it() {
 /// time, where no call can be seen early, and input 40 times out.
 #[test]
 fn a_slow_input_worked_on_ahead_in_a_thread_times_out() {
-    let completion = "    import gc, threading, time\n    state = globals()\n    if n == 40:\n        if 'ahead' in state:\n            state['ahead'].join()\n            return state['answer']\n        time.sleep(1.5)\n        return 80\n    if 'ahead' not in state:\n        buffers = [bytes(o.buffer) for o in gc.get_objects() if type(o).__name__ == 'Channel']\n        if any(b'L\\x00\\x00\\x00\\x01I\\x00\\x00\\x00\\x01(' in buffer for buffer in buffers):\n            def work():\n                time.sleep(1.5)\n                state['answer'] = 80\n            state['ahead'] = threading.Thread(target=work)\n            state['ahead'].start()\n    if 'ahead' in state:\n        time.sleep(0.5)\n    return 2 * n\n";
+    let completion = "    import gc, threading, time\n    state = globals()\n    if n == 40:\n        if 'ahead' in state:\n            state['ahead'].join()\n            return state['answer']\n        time.sleep(1.5)\n        return 80\n    if 'ahead' not in state:\n        buffers = [bytes(o.buffer) for o in gc.get_objects() if type(o).__name__ == 'Channel']\n        if any(b'\\x5b\\x01\\x00\\x00\\x00\\x69\\x28\\x00\\x00\\x00' in buffer for buffer in buffers):\n            def work():\n                time.sleep(1.5)\n                state['answer'] = 80\n            state['ahead'] = threading.Thread(target=work)\n            state['ahead'].start()\n    if 'ahead' in state:\n        time.sleep(0.5)\n    return 2 * n\n";
     let result = judged(completion);
     assert_eq!(result["status"], "timeout", "{result}");
     let phase = &result["phases"][0];
@@ -185,7 +185,7 @@ fn a_slow_input_worked_on_ahead_in_a_thread_times_out() {
 /// candidate finds a later call already in its buffer or its pipe.
 #[test]
 fn a_candidate_sees_calls_ahead_of_the_answer_awaited() {
-    let completion = "    import gc, select, time\n    if n == 30:\n        time.sleep(0.2)\n        buffers = [bytes(o.buffer) for o in gc.get_objects() if type(o).__name__ == 'Channel']\n        if any(b'L\\x00\\x00\\x00\\x01I\\x00\\x00\\x00\\x01\\x1f' in buffer for buffer in buffers) or select.select([3], [], [], 0)[0]:\n            return -1\n    return 2 * n\n";
+    let completion = "    import gc, select, time\n    if n == 30:\n        time.sleep(0.2)\n        buffers = [bytes(o.buffer) for o in gc.get_objects() if type(o).__name__ == 'Channel']\n        if any(b'\\x5b\\x01\\x00\\x00\\x00\\x69\\x1f\\x00\\x00\\x00' in buffer for buffer in buffers) or select.select([3], [], [], 0)[0]:\n            return -1\n    return 2 * n\n";
     let result = judged(completion);
     assert_eq!(result["status"], "failed", "{result}");
     assert_eq!(result["phases"][0]["failure"]["input"], 30, "{result}");

@@ -8,7 +8,10 @@ values.
 """
 
 import base64
+import collections
+import fractions
 import json
+import marshal
 import os
 import sys
 import unittest
@@ -253,16 +256,32 @@ class Kept(unittest.TestCase):
         encoding = calls.Phase(dict(spec, record=True))
         frames = [encoding.call(index) for index in range(len(inputs))]
         inputs = json.loads(spec["inputs"])
-        self.assertEqual(frames, [wire.encode(("timed-call", arguments, {}, None)) for arguments in inputs])
+        # Plain arguments cross as marshal data, which the candidate's process reads as
+        # they were.
+        self.assertEqual(frames, [b"T\x00" + marshal.dumps(arguments, 2) for arguments in inputs])
+        self.assertEqual([marshal.loads(frame[2:]) for frame in frames], inputs)
         # What the recording phase encoded is what a phase given those bytes sends, and
         # that phase reads its inputs only when it must show one.
         recorded = [base64.b64encode(encoding.encoded[index]).decode() for index in range(len(inputs))]
         given = calls.Phase(dict(spec, inputs="not json", arguments=recorded))
         self.assertEqual([given.call(index) for index in range(len(inputs))],
-                         [wire.encode(("call", arguments, {}, None)) for arguments in inputs])
+                         [b"M\x00" + marshal.dumps(arguments, 2) for arguments in inputs])
         self.assertEqual(given.count, 3)
         with self.assertRaises(ValueError):
             given.inputs
+
+    def test_arguments_marshal_would_not_rebuild_as_they_were_cross_by_the_wire(self):
+        class Number(int):
+            pass
+
+        nested = []
+        for _ in range(5000):
+            nested = [nested]
+        for arguments in ([fractions.Fraction(1, 3)], [Number(3)], [collections.OrderedDict(a=1)], [nested]):
+            with self.subTest(arguments=type(arguments[0])):
+                self.assertIsNone(calls._marshalled(arguments))
+        self.assertEqual(calls._marshalled([True, None, 1.5, (1, 2), {3}, frozenset(), b"x", 1j]),
+                         marshal.dumps([True, None, 1.5, (1, 2), {3}, frozenset(), b"x", 1j], 2))
 
     def test_is_floats_from_the_bytes_is_evalplus_is_floats(self):
         for value in ([0.5] * 200_000, [("a", 0.5)] * 200_000, [0.5] * 200_000 + [1], [1] + [0.5] * 200_000,
