@@ -574,6 +574,29 @@ fn samples_of_the_original_mbpp_against_sanitized_mbpp_name_the_original() {
     );
 }
 
+/// Regression: `--problems humaneval` was told to run `problems/fetch-humaneval` and give
+/// `--problems problems/humaneval/HumanEval.jsonl.gz`, paths that hold only in passk's
+/// source folder. From any other folder the hint names the script and the file it
+/// writes by their full paths, and the script named runs from there.
+#[test]
+fn the_hint_to_fetch_humaneval_works_from_any_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let finished = finish(passk(["evaluate"]).arg(&samples).args(["--problems", "humaneval"]).current_dir(dir.path()));
+    assert_rejected(&finished, &["HumanEval is not bundled: "]);
+    let hint = finished.stderr.split("HumanEval is not bundled: ").nth(1).unwrap().trim_end();
+    let (script, file) = hint.split_once(" downloads it, then give --problems ").unwrap();
+    let (script, file) = (Path::new(script), Path::new(file));
+    assert!(script.is_absolute() && file.is_absolute(), "{hint}");
+    assert_eq!(script, passk_tests::repo_root().join("problems/fetch-humaneval"));
+    // Where the script puts HumanEval when given no folder.
+    assert_eq!(file, passk_tests::repo_root().join("problems/humaneval/HumanEval.jsonl.gz"));
+    let help = finish(Command::new(script).arg("--help").current_dir(dir.path()));
+    assert_eq!(help.code, Some(0), "{}", help.stderr);
+    assert!(help.stdout.contains("(default: problems/humaneval beside this script)"), "{}", help.stdout);
+}
+
 /// Regression: a folder given as --problems (fetch-humaneval prints its folder, not the
 /// file in it) got "cannot open: Is a directory (os error 21)", which named neither the
 /// option nor the file meant.

@@ -81,11 +81,11 @@ pub enum InputError {
     #[error("{path} holds an interrupted run with other settings ({differences}); run with those settings to resume it, or add --restart to start over")]
     ResumeMismatch { path: String, differences: String },
     #[error("--problems {name}: no such file, nor a bundled problem set (bundled: {bundled}){hint}")]
-    UnknownProblemSet { name: String, bundled: String, hint: &'static str },
+    UnknownProblemSet { name: String, bundled: String, hint: String },
     #[error("--problems {name}: a folder, not a problem file{holds}")]
     ProblemsFolder { name: String, holds: String },
     #[error("--problems {name}: no such file{beside}{hint}")]
-    NoProblemFile { name: String, beside: String, hint: &'static str },
+    NoProblemFile { name: String, beside: String, hint: String },
     #[error(
         "{path}: starts with a UTF-8 byte-order mark, which JSON Lines does not allow; remove the byte-order mark"
     )]
@@ -256,8 +256,9 @@ fn foreign_task_hint(task_id: &str, problems: &ProblemSet) -> String {
     if problems.format == Format::MbppSanitized && task_id.parse::<u64>().is_ok() {
         return format!(
             ": sanitized MBPP holds {} of the original MBPP's problems, and not this one; samples of the original \
-             are evaluated against its own file (mbpp.jsonl, which problems/fetch-benchmark mbpp gives)",
-            problems.problems.len()
+             are evaluated against its own file: {}",
+            problems.problems.len(),
+            crate::problems::fetch_benchmark("mbpp", "mbpp.jsonl")
         );
     }
     if theirs.is_none() || problems.problems.iter().any(|problem| family(&problem.task_id) == theirs) {
