@@ -574,6 +574,48 @@ fn samples_of_the_original_mbpp_against_sanitized_mbpp_name_the_original() {
     );
 }
 
+/// Regression: samples of sanitized MBPP given against the original MBPP, which numbers
+/// its problems alike, were refused only as leaving out 547 of its 974 problems, with
+/// the advice to add --partial, which would judge them by the original's tests. The
+/// message now says that every problem they answer is sanitized MBPP's and how to get
+/// its file. The samples are every problem of the released sanitized file, so this also
+/// checks the ids passk knows for sanitized MBPP's against the file.
+#[test]
+fn samples_of_sanitized_mbpp_against_the_original_name_sanitized_mbpp() {
+    let (Some(sanitized), Some(original)) = (
+        passk_tests::shared_benchmark("mbpp/sanitized-mbpp.json.gz"),
+        passk_tests::shared_benchmark("mbpp/mbpp.jsonl.gz"),
+    ) else {
+        return;
+    };
+    let problems: Vec<serde_json::Value> =
+        serde_json::from_reader(flate2::read::GzDecoder::new(std::fs::File::open(sanitized).unwrap())).unwrap();
+    let samples: Vec<serde_json::Value> =
+        problems.iter().map(|problem| json!({"task_id": problem["task_id"], "completion": problem["code"]})).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("samples.jsonl");
+    write_jsonl(&path, &samples);
+    let results = dir.path().join("r.jsonl");
+    let finished =
+        finish(passk(["evaluate"]).arg(&path).arg("--problems").arg(&original).arg("--results").arg(&results));
+    let fetch = passk_tests::repo_root().join("problems/fetch-benchmark");
+    let released = passk_tests::repo_root().join("problems/released/sanitized-mbpp.json");
+    assert_rejected(
+        &finished,
+        &[
+            "leaves out 547 problems of the 974",
+            "every problem these samples answer is one of sanitized MBPP's",
+            &format!("{} mbpp-sanitized downloads it, then give --problems {}", fetch.display(), released.display()),
+        ],
+    );
+    // A few of them prove nothing: nearly half the original's problems are sanitized MBPP's.
+    write_jsonl(&path, &samples[..3]);
+    let finished =
+        finish(passk(["evaluate"]).arg(&path).arg("--problems").arg(&original).arg("--results").arg(&results));
+    assert_rejected(&finished, &["leaves out 971 problems of the 974"]);
+    assert!(!finished.stderr.contains("sanitized"), "{}", finished.stderr);
+}
+
 /// Regression: `--problems humaneval` was told to run `problems/fetch-humaneval` and give
 /// `--problems problems/humaneval/HumanEval.jsonl.gz`, paths that hold only in passk's
 /// source folder. From any other folder the hint names the script and the file it

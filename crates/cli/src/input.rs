@@ -105,8 +105,9 @@ pub enum InputError {
         format: &'static str,
         right: &'static str,
     },
-    #[error("{path} leaves out {missing} of the {total} in {set}: {named}; pass@k over a subset is not comparable with the whole set's, so add --partial if the subset is what you mean")]
-    MissingProblems { path: String, missing: String, total: usize, set: String, named: String },
+    /// `which`: the first few problems left out, and what the samples may be instead.
+    #[error("{path} leaves out {missing} of the {total} in {set}: {which}; pass@k over a subset is not comparable with the whole set's, so add --partial if the subset is what you mean")]
+    MissingProblems { path: String, missing: String, total: usize, set: String, which: String },
     #[error(
         "{path}:{line}: field `{field}` (of --cluster-by) {problem}; every sample of a problem needs the same group"
     )]

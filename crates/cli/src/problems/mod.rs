@@ -14,7 +14,7 @@ mod contests;
 mod evalplus;
 pub mod expected;
 mod humaneval;
-mod mbpp;
+pub mod mbpp;
 mod raw;
 
 use std::collections::HashMap;
