@@ -312,10 +312,23 @@ fn ctrl_c_stops_cleanly_a_resume_with_other_settings_is_refused_and_restart_star
     assert!(refused.stderr.contains(r#"verdicts: was "judge", now "in-process""#), "{}", refused.stderr);
     assert_eq!(whole_lines(&partial(&results)), kept, "a refused resume touches nothing");
 
+    // Regression: samples changed since the run began were refused as
+    // `samples_sha256: was "<64 hex digits>", now "<64 more>"`, to be run "with those
+    // settings". The message says in words which file changed and that --restart starts
+    // over, the digests shortened beside it.
     write_jsonl(&samples, &slow_honest_samples(1, 0.0));
     let refused = finish(&mut evaluate_command(&samples, &results, &["--timeout", "120"]));
     assert_eq!(refused.code, Some(2), "{}", refused.stderr);
-    assert!(refused.stderr.contains("samples_sha256"), "{}", refused.stderr);
+    let changed = format!("the samples file {} changed since the run began (SHA-256 ", samples.display());
+    assert!(refused.stderr.contains(&changed), "{}", refused.stderr);
+    assert!(refused.stderr.contains("add --restart to start over on the files as they are now"), "{}", refused.stderr);
+    let longest_hex = refused.stderr.split(|c: char| !c.is_ascii_hexdigit()).map(str::len).max().unwrap_or(0);
+    assert!(!refused.stderr.contains("samples_sha256") && longest_hex < 64, "{}", refused.stderr);
+    // With other settings too, both are named.
+    let refused = finish(&mut evaluate_command(&samples, &results, &["--timeout", "100"]));
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(refused.stderr.contains(&changed), "{}", refused.stderr);
+    assert!(refused.stderr.contains("its settings differ too (timeout: was 120.0, now 100.0)"), "{}", refused.stderr);
 
     let restarted = finish(&mut evaluate_command(&samples, &results, &["--timeout", "100", "--restart"]));
     assert_eq!(restarted.code, Some(0), "{}", restarted.stderr);

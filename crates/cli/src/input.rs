@@ -80,6 +80,8 @@ pub enum InputError {
     ResultsOverSamples { path: String },
     #[error("{path} holds an interrupted run with other settings ({differences}); run with those settings to resume it, or add --restart to start over")]
     ResumeMismatch { path: String, differences: String },
+    #[error("{path} holds an interrupted run whose input has changed: {changed}; add --restart to start over on the files as they are now, or put back the files it began with to resume it{also}")]
+    ResumeChanged { path: String, changed: String, also: String },
     #[error("--problems {name}: no such file, nor a bundled problem set (bundled: {bundled}){hint}")]
     UnknownProblemSet { name: String, bundled: String, hint: String },
     #[error("--problems {name}: a folder, not a problem file{holds}")]
