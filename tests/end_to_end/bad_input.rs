@@ -286,6 +286,43 @@ fn an_unwritable_summary_path_is_refused_before_anything_runs() {
     assert_rejected(&finished, &["cannot write --summary", "is a directory"]);
 }
 
+/// Regression: an output path in a folder that does not exist got only the OS's "No such
+/// file or directory". Every command's output option names the folder and says to
+/// create it, before anything runs, with exit 2 (`passk score --summary` and `compare
+/// --summary` had printed their table first and exited 1, as `canonical --output` did).
+#[test]
+fn an_output_path_in_a_missing_folder_names_the_folder_and_says_to_create_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let results = dir.path().join("results.jsonl");
+    let ran =
+        finish(passk(["evaluate"]).arg(&samples).args(["--problems", "basic", "--partial", "--results"]).arg(&results));
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let folder = dir.path().join("some/missing/dir");
+    let target = |name: &str| folder.join(name).display().to_string();
+    let commands: [(&str, Vec<String>); 5] = [
+        ("--results", vec!["evaluate".into(), samples.display().to_string(), "--problems".into(), "basic".into()]),
+        ("--summary", vec!["score".into(), results.display().to_string()]),
+        ("--summary", vec!["compare".into(), results.display().to_string(), results.display().to_string()]),
+        ("--report", vec!["score".into(), results.display().to_string()]),
+        ("--output", vec!["canonical".into(), "--problems".into(), "basic".into()]),
+    ];
+    for (option, args) in commands {
+        let name = if option == "--report" { "out.html" } else { "out.jsonl" };
+        let finished = finish(passk(&args).args([option, &target(name)]));
+        assert_rejected(
+            &finished,
+            &[
+                &format!("cannot write {option} {}", target(name)),
+                &format!("the folder {} does not exist: create it (`mkdir -p {}`)", folder.display(), folder.display()),
+            ],
+        );
+        assert!(finished.stdout.is_empty(), "{args:?}: nothing ran: {}", finished.stdout);
+        assert!(!dir.path().join("some").exists());
+    }
+}
+
 /// Regression: a results path that is a directory ran every sample, then failed to move
 /// the results into place.
 #[test]

@@ -138,10 +138,16 @@ impl InputError {
     }
 
     /// `path`, given as `option`, cannot be written: with what to do about it where the
-    /// folder refuses this user.
+    /// folder refuses this user or does not exist.
     pub fn unwritable(option: &'static str, path: &Path, reason: std::io::Error) -> InputError {
-        let advice = if reason.kind() == std::io::ErrorKind::PermissionDenied {
-            let folder = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let folder = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let advice = if reason.kind() == std::io::ErrorKind::NotFound && !folder.exists() {
+            format!(
+                "; the folder {} does not exist: create it (`mkdir -p {}`) or choose another {option}",
+                folder.display(),
+                folder.display()
+            )
+        } else if reason.kind() == std::io::ErrorKind::PermissionDenied {
             let uid = nix::unistd::geteuid();
             let fix = if in_container() {
                 // The image's user is rarely the owner of a folder mounted from the host.
