@@ -125,7 +125,9 @@ fn problem(
     let call = function_name(&entry_point, &[&code, &setup, &asserts.join("\n")]);
     let mut test = if setup.trim().is_empty() { String::new() } else { format!("{}\n", setup.trim_end()) };
     test.push_str(&format!("def {call}(candidate):\n"));
+    let mut starts = Vec::with_capacity(asserts.len());
     for assert in asserts {
+        starts.push(test.lines().count() + 1);
         for text in assert.lines() {
             test.push_str("    ");
             test.push_str(text);
@@ -136,7 +138,7 @@ fn problem(
         test.push_str("    pass\n");
     }
     let setup = setup.trim_end();
-    let tests = Tests::check_calling("", &test, &entry_point, &call, setup, Some(&code));
+    let tests = Tests::check_calling("", &test, &entry_point, &call, setup, Some(&code), &starts);
     let code_of = Arc::new(ProblemCode { prompt: String::new(), tests, entry_point });
     Ok(Problem { task_id, code: code_of, canonical_solution: Some(code), evalplus: None })
 }
