@@ -55,7 +55,7 @@ class HeldSuite:
             code = self.data["check"]
             try:
                 self.compiled = (judge.compile_prompt(code["prompt"]), compile(code["test"], judge.TEST_FILE, "exec"),
-                                 code["test"].splitlines(), judge.used_names(code["test"]),
+                                 code["test"].splitlines(), code.get("asserts", []), judge.used_names(code["test"]),
                                  code.get("call", "check"), judge.imported_names(code.get("solution", "")))
             except Exception as exc:
                 detail = f"the problem's code does not compile: {type(exc).__name__}: {exc}"

@@ -19,6 +19,7 @@ remembers it and ends the tests with an exception a test cannot swallow.
 """
 
 import ast
+import bisect
 import builtins
 import importlib
 import importlib.util
@@ -357,10 +358,14 @@ class StandIn:
     """Stands for the candidate's entry point in the tests, and carries every message to
     the candidate's process: calls of the entry point and operations on handles."""
 
-    def __init__(self, channel, name, test_lines):
+    def __init__(self, channel, name, test_lines, asserts=()):
         self.channel = channel
         self.__name__ = self.__qualname__ = name
         self.test_lines = test_lines
+        # Where each of the problem's own asserts begins, where the tests were written
+        # here from a list of them (MBPP's): a failure is named by the assert, not by a
+        # line of code the user never saw.
+        self.asserts = asserts
         self.stopped = None
         self.last = None
         self.handles = handles.JudgeHandles(self.exchange)
@@ -469,7 +474,12 @@ class StandIn:
         self._ended(answer, line, call)
 
     def _where(self, line):
-        return f"line {line}: {self.source(line)}" if line else ""
+        if not line:
+            return ""
+        test = bisect.bisect_right(self.asserts, line)
+        if test:
+            return f"test {test} of {len(self.asserts)} ({self.source(line)})"
+        return f"line {line}: {self.source(line)}"
 
     def failure(self, exc):
         """The record for tests that raised `exc`."""
@@ -493,14 +503,14 @@ class StandIn:
 def judge(problem, entry_point, channel):
     """Runs the problem's code and tests against the candidate behind `channel`; returns
     the Record of the verdict (status GONE if the candidate hung up)."""
-    prompt_code, test_code, test_lines, used, call_name, problem_imports = problem
+    prompt_code, test_code, test_lines, asserts, used, call_name, problem_imports = problem
     namespace = {}
     try:
         exec(prompt_code, namespace)
     except BaseException as exc:
         return Record("unjudgeable", f"the problem's prompt raised {type(exc).__name__}: {text_of(exc)}",
                       "failed: the problem's prompt raised")
-    stand_in = StandIn(channel, entry_point, test_lines)
+    stand_in = StandIn(channel, entry_point, test_lines, asserts)
     try:
         first = stand_in.receive()
         if first[0] != "ready" or not shape(first, bool):

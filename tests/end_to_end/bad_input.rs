@@ -286,6 +286,43 @@ fn an_unwritable_summary_path_is_refused_before_anything_runs() {
     assert_rejected(&finished, &["cannot write --summary", "is a directory"]);
 }
 
+/// Regression: an output path in a folder that does not exist got only the OS's "No such
+/// file or directory". Every command's output option names the folder and says to
+/// create it, before anything runs, with exit 2 (`passk score --summary` and `compare
+/// --summary` had printed their table first and exited 1, as `canonical --output` did).
+#[test]
+fn an_output_path_in_a_missing_folder_names_the_folder_and_says_to_create_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let results = dir.path().join("results.jsonl");
+    let ran =
+        finish(passk(["evaluate"]).arg(&samples).args(["--problems", "basic", "--partial", "--results"]).arg(&results));
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let folder = dir.path().join("some/missing/dir");
+    let target = |name: &str| folder.join(name).display().to_string();
+    let commands: [(&str, Vec<String>); 5] = [
+        ("--results", vec!["evaluate".into(), samples.display().to_string(), "--problems".into(), "basic".into()]),
+        ("--summary", vec!["score".into(), results.display().to_string()]),
+        ("--summary", vec!["compare".into(), results.display().to_string(), results.display().to_string()]),
+        ("--report", vec!["score".into(), results.display().to_string()]),
+        ("--output", vec!["canonical".into(), "--problems".into(), "basic".into()]),
+    ];
+    for (option, args) in commands {
+        let name = if option == "--report" { "out.html" } else { "out.jsonl" };
+        let finished = finish(passk(&args).args([option, &target(name)]));
+        assert_rejected(
+            &finished,
+            &[
+                &format!("cannot write {option} {}", target(name)),
+                &format!("the folder {} does not exist: create it (`mkdir -p {}`)", folder.display(), folder.display()),
+            ],
+        );
+        assert!(finished.stdout.is_empty(), "{args:?}: nothing ran: {}", finished.stdout);
+        assert!(!dir.path().join("some").exists());
+    }
+}
+
 /// Regression: a results path that is a directory ran every sample, then failed to move
 /// the results into place.
 #[test]
@@ -572,6 +609,71 @@ fn samples_of_the_original_mbpp_against_sanitized_mbpp_name_the_original() {
         &finished,
         &["field `task_id` is \"601\"", "sanitized MBPP holds 2 of the original MBPP's problems", "mbpp.jsonl"],
     );
+}
+
+/// Regression: samples of sanitized MBPP given against the original MBPP, which numbers
+/// its problems alike, were refused only as leaving out 547 of its 974 problems, with
+/// the advice to add --partial, which would judge them by the original's tests. The
+/// message now says that every problem they answer is sanitized MBPP's and how to get
+/// its file. The samples are every problem of the released sanitized file, so this also
+/// checks the ids passk knows for sanitized MBPP's against the file.
+#[test]
+fn samples_of_sanitized_mbpp_against_the_original_name_sanitized_mbpp() {
+    let (Some(sanitized), Some(original)) = (
+        passk_tests::shared_benchmark("mbpp/sanitized-mbpp.json.gz"),
+        passk_tests::shared_benchmark("mbpp/mbpp.jsonl.gz"),
+    ) else {
+        return;
+    };
+    let problems: Vec<serde_json::Value> =
+        serde_json::from_reader(flate2::read::GzDecoder::new(std::fs::File::open(sanitized).unwrap())).unwrap();
+    let samples: Vec<serde_json::Value> =
+        problems.iter().map(|problem| json!({"task_id": problem["task_id"], "completion": problem["code"]})).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("samples.jsonl");
+    write_jsonl(&path, &samples);
+    let results = dir.path().join("r.jsonl");
+    let finished =
+        finish(passk(["evaluate"]).arg(&path).arg("--problems").arg(&original).arg("--results").arg(&results));
+    let fetch = passk_tests::repo_root().join("problems/fetch-benchmark");
+    let released = passk_tests::repo_root().join("problems/released/sanitized-mbpp.json");
+    assert_rejected(
+        &finished,
+        &[
+            "leaves out 547 problems of the 974",
+            "every problem these samples answer is one of sanitized MBPP's",
+            &format!("{} mbpp-sanitized downloads it, then give --problems {}", fetch.display(), released.display()),
+        ],
+    );
+    // A few of them prove nothing: nearly half the original's problems are sanitized MBPP's.
+    write_jsonl(&path, &samples[..3]);
+    let finished =
+        finish(passk(["evaluate"]).arg(&path).arg("--problems").arg(&original).arg("--results").arg(&results));
+    assert_rejected(&finished, &["leaves out 971 problems of the 974"]);
+    assert!(!finished.stderr.contains("sanitized"), "{}", finished.stderr);
+}
+
+/// Regression: `--problems humaneval` was told to run `problems/fetch-humaneval` and give
+/// `--problems problems/humaneval/HumanEval.jsonl.gz`, paths that hold only in passk's
+/// source folder. From any other folder the hint names the script and the file it
+/// writes by their full paths, and the script named runs from there.
+#[test]
+fn the_hint_to_fetch_humaneval_works_from_any_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let finished = finish(passk(["evaluate"]).arg(&samples).args(["--problems", "humaneval"]).current_dir(dir.path()));
+    assert_rejected(&finished, &["HumanEval is not bundled: "]);
+    let hint = finished.stderr.split("HumanEval is not bundled: ").nth(1).unwrap().trim_end();
+    let (script, file) = hint.split_once(" downloads it, then give --problems ").unwrap();
+    let (script, file) = (Path::new(script), Path::new(file));
+    assert!(script.is_absolute() && file.is_absolute(), "{hint}");
+    assert_eq!(script, passk_tests::repo_root().join("problems/fetch-humaneval"));
+    // Where the script puts HumanEval when given no folder.
+    assert_eq!(file, passk_tests::repo_root().join("problems/humaneval/HumanEval.jsonl.gz"));
+    let help = finish(Command::new(script).arg("--help").current_dir(dir.path()));
+    assert_eq!(help.code, Some(0), "{}", help.stderr);
+    assert!(help.stdout.contains("(default: problems/humaneval beside this script)"), "{}", help.stdout);
 }
 
 /// Regression: a folder given as --problems (fetch-humaneval prints its folder, not the

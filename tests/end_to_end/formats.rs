@@ -60,6 +60,34 @@ fn mbpp_takes_integer_ids_runs_setup_code_and_challenge_asserts() {
     assert_eq!(by_task(&results, "1")["passed"], false);
 }
 
+/// Regression: an MBPP failure's detail said "line 5: assert double(2) == 4", counting
+/// the lines of the test function passk writes from the asserts (after the setup code),
+/// which the user never sees. It names the assert by its place in the problem's list.
+#[test]
+fn mbpp_failures_name_the_assert_by_its_place_in_the_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("mbpp.jsonl");
+    let asserts = ["assert double(1) == 2", "assert double(2) == 4", "assert double(3) == 6"];
+    write_jsonl(
+        &problems,
+        &[json!({"task_id": 7, "text": "Double a number.", "code": "def double(n):\r\n    return 2 * n",
+            "test_list": asserts, "test_setup_code": "import math\nLIMIT = 10", "challenge_test_list": []})],
+    );
+    let samples = [json!({"task_id": 7, "completion": "def double(n):\n    return 2 if n == 1 else n + 3"})];
+    let (finished, results) = evaluate_set(dir.path(), &problems, &samples, &[]);
+    assert_eq!(results.len(), 1, "{}", finished.stderr);
+    assert_eq!(results[0]["detail"], "test 2 of 3 (assert double(2) == 4): candidate(2) returned 5", "{}", results[0]);
+    // Sanitized MBPP's asserts, after its test imports, are counted alike.
+    let sanitized = dir.path().join("sanitized.json");
+    let problem = json!({"source_file": "x", "task_id": 7, "prompt": "Double a number.",
+        "code": "def double(n):\n    return 2 * n", "test_imports": ["import math"], "test_list": asserts});
+    std::fs::write(&sanitized, serde_json::to_string(&[problem]).unwrap()).unwrap();
+    let samples = [json!({"task_id": 7, "completion": "def double(n):\n    return 2 * n if n < 3 else 0"})];
+    let (finished, results) = evaluate_set(dir.path(), &sanitized, &samples, &[]);
+    assert_eq!(results.len(), 1, "{}", finished.stderr);
+    assert_eq!(results[0]["detail"], "test 3 of 3 (assert double(3) == 6): candidate(3) returned 0", "{}", results[0]);
+}
+
 /// Guards against asserts that build the candidate's own classes failing every sample
 /// with a NameError in the judge, which cannot have them: they are the candidate's, and
 /// reach the tests as handles.

@@ -199,6 +199,36 @@ fn the_progress_bar_counts_verdicts_as_they_are_decided() {
     assert!(ended - *at > Duration::from_secs(3), "{shown}/{} showed only as the run ended: {drawn:?}", records.len());
 }
 
+/// Regression: off a terminal (a CI log) passk showed no progress at all, minutes of
+/// silence on a first run of HumanEval+. A run whose stderr is a pipe writes plain lines,
+/// spaced by a tenth of the samples and ten seconds: this one, of 48 samples of at least
+/// a quarter second each on one worker, takes more than ten seconds, so it writes at
+/// least one, and never more than ten.
+#[test]
+fn off_a_terminal_progress_is_a_plain_line_now_and_then() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    let records = slow_honest_samples(1, 0.25);
+    assert_eq!(records.len(), 48);
+    write_jsonl(&samples, &records);
+    let results = dir.path().join("results.jsonl");
+    let finished = finish(&mut evaluate_command(&samples, &results, &["--jobs", "1", "--no-dedup"]));
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert!(!finished.stderr.contains(['\r', '\x1b']), "no bar drawn into a pipe: {:?}", finished.stderr);
+    let shown: Vec<usize> = finished
+        .stderr
+        .lines()
+        .filter_map(|line| line.strip_prefix("judging: "))
+        .map(|line| {
+            let (count, rest) = line.split_once("/48 samples (").unwrap_or_else(|| panic!("{line}"));
+            assert!(rest.contains("%), ") && rest.contains("/s"), "a share and a rate: {line}");
+            count.parse().unwrap()
+        })
+        .collect();
+    assert!((1..=10).contains(&shown.len()), "{}", finished.stderr);
+    assert!(shown.windows(2).all(|pair| pair[1] >= pair[0] + 5), "{shown:?}");
+}
+
 /// Finds each "N/TOTAL samples" a progress bar drew in a terminal's output.
 fn drawn_positions(total: usize) -> impl Fn(&str) -> Vec<usize> {
     let suffix = format!("/{total} samples");
@@ -282,10 +312,23 @@ fn ctrl_c_stops_cleanly_a_resume_with_other_settings_is_refused_and_restart_star
     assert!(refused.stderr.contains(r#"verdicts: was "judge", now "in-process""#), "{}", refused.stderr);
     assert_eq!(whole_lines(&partial(&results)), kept, "a refused resume touches nothing");
 
+    // Regression: samples changed since the run began were refused as
+    // `samples_sha256: was "<64 hex digits>", now "<64 more>"`, to be run "with those
+    // settings". The message says in words which file changed and that --restart starts
+    // over, the digests shortened beside it.
     write_jsonl(&samples, &slow_honest_samples(1, 0.0));
     let refused = finish(&mut evaluate_command(&samples, &results, &["--timeout", "120"]));
     assert_eq!(refused.code, Some(2), "{}", refused.stderr);
-    assert!(refused.stderr.contains("samples_sha256"), "{}", refused.stderr);
+    let changed = format!("the samples file {} changed since the run began (SHA-256 ", samples.display());
+    assert!(refused.stderr.contains(&changed), "{}", refused.stderr);
+    assert!(refused.stderr.contains("add --restart to start over on the files as they are now"), "{}", refused.stderr);
+    let longest_hex = refused.stderr.split(|c: char| !c.is_ascii_hexdigit()).map(str::len).max().unwrap_or(0);
+    assert!(!refused.stderr.contains("samples_sha256") && longest_hex < 64, "{}", refused.stderr);
+    // With other settings too, both are named.
+    let refused = finish(&mut evaluate_command(&samples, &results, &["--timeout", "100"]));
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(refused.stderr.contains(&changed), "{}", refused.stderr);
+    assert!(refused.stderr.contains("its settings differ too (timeout: was 120.0, now 100.0)"), "{}", refused.stderr);
 
     let restarted = finish(&mut evaluate_command(&samples, &results, &["--timeout", "100", "--restart"]));
     assert_eq!(restarted.code, Some(0), "{}", restarted.stderr);

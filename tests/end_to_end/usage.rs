@@ -244,6 +244,19 @@ fn output_piped_into_a_reader_that_stops_early_ends_quietly_with_the_results_com
     assert_eq!(lines.len(), read_jsonl(&samples).len(), "every sample has its verdict in the results");
 }
 
+/// Regression: `tests/run` in a fresh worktree built passk for minutes without a word,
+/// as the suite builds the binary it tests with `cargo build --quiet`. Cargo's progress
+/// now shows: a test of the suite run on its own, with the binary built already, shows
+/// cargo's `Finished` line.
+#[test]
+fn the_suite_shows_cargo_building_the_binary_it_tests() {
+    let suite = std::env::current_exe().unwrap();
+    let run = finish(std::process::Command::new(suite).args(["--exact", "bad_input::a_missing_samples_file"]));
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("1 passed"), "{}", run.stdout);
+    assert!(run.stderr.contains("Finished"), "cargo's own words: {:?}", run.stderr);
+}
+
 /// Regression: `fetch-humaneval --help` downloaded HumanEval into a folder named
 /// `--help`, and `fetch-benchmark --help` refused `--help` as a benchmark's name.
 #[test]

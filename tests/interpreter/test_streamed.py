@@ -9,6 +9,7 @@ values.
 
 import base64
 import collections
+import decimal
 import fractions
 import json
 import marshal
@@ -159,8 +160,6 @@ class Judged(unittest.TestCase):
     def test_an_equal_value_in_other_bytes_passes_by_value(self):
         # A list of lists where tuples were expected fails; a namedtuple for a tuple is
         # equal to it, as in EvalPlus, though its bytes differ.
-        import collections
-
         Item = collections.namedtuple("Item", "a b c d")
         self.assertEqual(self.judge(_phase([LARGE], [[1]]), [self.streamed([Item(*t) for t in LARGE])]).status,
                          "passed")
@@ -282,6 +281,39 @@ class Kept(unittest.TestCase):
                 self.assertIsNone(calls._marshalled(arguments))
         self.assertEqual(calls._marshalled([True, None, 1.5, (1, 2), {3}, frozenset(), b"x", 1j]),
                          marshal.dumps([True, None, 1.5, (1, 2), {3}, frozenset(), b"x", 1j], 2))
+
+    def test_strings_holding_the_tags_of_numpy_values_and_decimals_pass_by_their_bytes(self):
+        # Guards the bug where any A, G or X byte, a letter of "Green" too, took a large
+        # output for one that may be unequal to itself: it was decoded twice to tell, which
+        # a budget that holds it once did not allow, and the canonical solution's very
+        # bytes then failed as out of memory.
+        colors = [("Red", "Green", "Blue", "Xenon", "Amber", f"{i % 7}") for i in range(120_000)]
+        encoding = wire.encode(colors)
+        self.assertGreater(len(encoding), expected.LARGE)
+        budget = 16 << 20
+        with self.assertRaises(wire.TooLarge):
+            wire.decode(encoding, budget // 2)
+        kept = expected.ExpectedOutputs.recorded([expected.stored(encoding, budget)])
+        self.assertTrue(kept.equal_bytes(0, encoding, budget))
+
+    def test_only_values_that_may_be_unequal_to_themselves_are_decoded_to_tell(self):
+        def walk_finds(value):
+            return expected._walk_finds_self_unequal(wire.encode(value))
+
+        for value in (["AGX", b"AGX\x7f\xff\xf8", 0x41_47_58, 1.5, 1.5j, ("A", {"G": ["X"]})],
+                      [float("-0.0"), 10 ** 40, None, True, collections.deque("A", 3)]):
+            with self.subTest(value=value):
+                self.assertFalse(walk_finds(value))
+        for value in ([float("nan")], ["G", float("nan")], [complex(1, float("nan"))], [decimal.Decimal("NaN")],
+                      {"X": [decimal.Decimal(1)]}):
+            with self.subTest(value=value):
+                self.assertTrue(walk_finds(value))
+        # A numpy scalar (numpy need not be installed to tell it from its tag): a
+        # float64 NaN's bytes, then its dtype.
+        scalar = b"G" + (8).to_bytes(4, "big") + b"\x00" * 6 + b"\xf8\x7f" + wire.encode("<f8")
+        self.assertTrue(expected._walk_finds_self_unequal(b"L\x00\x00\x00\x02" + wire.encode("G") + scalar))
+        # Bytes cut short are no proof of anything: they are decoded to tell.
+        self.assertTrue(expected._walk_finds_self_unequal(b"L\x00\x00\x00\x02" + wire.encode("Green") + b"S\x00\x00"))
 
     def test_is_floats_from_the_bytes_is_evalplus_is_floats(self):
         for value in ([0.5] * 200_000, [("a", 0.5)] * 200_000, [0.5] * 200_000 + [1], [1] + [0.5] * 200_000,

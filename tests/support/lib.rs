@@ -16,7 +16,8 @@ pub fn repo_root() -> &'static Path {
 
 /// The `passk` binary of this build, rebuilt if the sources changed. Cargo builds a
 /// package's binary only for that package's own integration tests, so this suite asks
-/// for it explicitly.
+/// for it explicitly, with cargo's progress shown: in a fresh worktree the build takes
+/// minutes, which were silent while cargo was told to be quiet.
 pub fn passk_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
@@ -28,7 +29,7 @@ pub fn passk_binary() -> &'static Path {
             Some(name) => name.to_owned(),
         };
         let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "-p", "passk-cli", "--bin", "passk", "--profile", &profile])
+            .args(["build", "-p", "passk-cli", "--bin", "passk", "--profile", &profile])
             .current_dir(repo_root())
             .status()
             .expect("cargo runs");

@@ -12,6 +12,7 @@ use passk_runner::{CancellationToken, Candidate, Job, Pool, PoolOptions, Program
 use tokio::sync::mpsc;
 
 use crate::error::CommandError;
+use crate::input::InputError;
 use crate::problems::ProblemSet;
 use crate::report::{agree, plural};
 use crate::say::say;
@@ -205,6 +206,9 @@ pub fn write_samples(
     format: Option<crate::problems::Format>,
     output: Option<&std::path::Path>,
 ) -> Result<(), CommandError> {
+    if let Some(path) = output {
+        crate::output::check_writable(path).map_err(|source| InputError::unwritable("--output", path, source))?;
+    }
     let problems_path = problems;
     let problems = ProblemSet::load(problems, &crate::problems::SetOptions { format, ..Default::default() })?;
     let mut text = Vec::new();

@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::document::{self, Comparison, ReportPath};
 use crate::error::CommandError;
+use crate::input::InputError;
 use crate::report::Tally;
 use crate::say::say;
 
@@ -60,6 +61,9 @@ fn warn_if_single_samples(tally: &Tally, path: &Path, common: &[String]) {
 }
 
 pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
+    if let Some(path) = &options.summary {
+        crate::output::check_writable(path).map_err(|source| InputError::unwritable("--summary", path, source))?;
+    }
     let (a, b) = (Tally::read(&options.a)?, Tally::read(&options.b)?);
     for (tally, path) in [(&a, &options.a), (&b, &options.b)] {
         if tally.infrastructure_errors() > 0 {

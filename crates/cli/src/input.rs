@@ -80,12 +80,14 @@ pub enum InputError {
     ResultsOverSamples { path: String },
     #[error("{path} holds an interrupted run with other settings ({differences}); run with those settings to resume it, or add --restart to start over")]
     ResumeMismatch { path: String, differences: String },
+    #[error("{path} holds an interrupted run whose input has changed: {changed}; add --restart to start over on the files as they are now, or put back the files it began with to resume it{also}")]
+    ResumeChanged { path: String, changed: String, also: String },
     #[error("--problems {name}: no such file, nor a bundled problem set (bundled: {bundled}){hint}")]
-    UnknownProblemSet { name: String, bundled: String, hint: &'static str },
+    UnknownProblemSet { name: String, bundled: String, hint: String },
     #[error("--problems {name}: a folder, not a problem file{holds}")]
     ProblemsFolder { name: String, holds: String },
     #[error("--problems {name}: no such file{beside}{hint}")]
-    NoProblemFile { name: String, beside: String, hint: &'static str },
+    NoProblemFile { name: String, beside: String, hint: String },
     #[error(
         "{path}: starts with a UTF-8 byte-order mark, which JSON Lines does not allow; remove the byte-order mark"
     )]
@@ -105,8 +107,9 @@ pub enum InputError {
         format: &'static str,
         right: &'static str,
     },
-    #[error("{path} leaves out {missing} of the {total} in {set}: {named}; pass@k over a subset is not comparable with the whole set's, so add --partial if the subset is what you mean")]
-    MissingProblems { path: String, missing: String, total: usize, set: String, named: String },
+    /// `which`: the first few problems left out, and what the samples may be instead.
+    #[error("{path} leaves out {missing} of the {total} in {set}: {which}; pass@k over a subset is not comparable with the whole set's, so add --partial if the subset is what you mean")]
+    MissingProblems { path: String, missing: String, total: usize, set: String, which: String },
     #[error(
         "{path}:{line}: field `{field}` (of --cluster-by) {problem}; every sample of a problem needs the same group"
     )]
@@ -135,10 +138,16 @@ impl InputError {
     }
 
     /// `path`, given as `option`, cannot be written: with what to do about it where the
-    /// folder refuses this user.
+    /// folder refuses this user or does not exist.
     pub fn unwritable(option: &'static str, path: &Path, reason: std::io::Error) -> InputError {
-        let advice = if reason.kind() == std::io::ErrorKind::PermissionDenied {
-            let folder = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let folder = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let advice = if reason.kind() == std::io::ErrorKind::NotFound && !folder.exists() {
+            format!(
+                "; the folder {} does not exist: create it (`mkdir -p {}`) or choose another {option}",
+                folder.display(),
+                folder.display()
+            )
+        } else if reason.kind() == std::io::ErrorKind::PermissionDenied {
             let uid = nix::unistd::geteuid();
             let fix = if in_container() {
                 // The image's user is rarely the owner of a folder mounted from the host.
@@ -256,8 +265,9 @@ fn foreign_task_hint(task_id: &str, problems: &ProblemSet) -> String {
     if problems.format == Format::MbppSanitized && task_id.parse::<u64>().is_ok() {
         return format!(
             ": sanitized MBPP holds {} of the original MBPP's problems, and not this one; samples of the original \
-             are evaluated against its own file (mbpp.jsonl, which problems/fetch-benchmark mbpp gives)",
-            problems.problems.len()
+             are evaluated against its own file: {}",
+            problems.problems.len(),
+            crate::problems::fetch_benchmark("mbpp", "mbpp.jsonl")
         );
     }
     if theirs.is_none() || problems.problems.iter().any(|problem| family(&problem.task_id) == theirs) {

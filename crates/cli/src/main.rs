@@ -19,6 +19,7 @@ mod jsonl;
 mod lock;
 mod output;
 mod problems;
+mod progress;
 mod provenance;
 mod report;
 mod resume;

@@ -60,23 +60,80 @@ fn option_of(setting: &str) -> Option<&'static str> {
     })
 }
 
-/// The settings in which `recorded` and `current` differ, as `name: was X, now Y`, and
-/// the option that sets it where its name does not say (`fallback (--no-fallback): ...`).
-pub fn differences(recorded: &Map<String, Value>, current: &Map<String, Value>) -> Vec<String> {
+/// How two runs' settings differ.
+#[derive(Debug, Default)]
+pub struct Differences {
+    /// The input files whose contents changed, in words: "the samples file s.jsonl
+    /// changed since the run began (SHA-256 ...)".
+    pub files: Vec<String>,
+    /// The other settings, as `name: was X, now Y`.
+    pub settings: Vec<String>,
+}
+
+impl Differences {
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.settings.is_empty()
+    }
+
+    /// All of them, in one phrase.
+    pub fn describe(&self) -> String {
+        self.files.iter().chain(&self.settings).cloned().collect::<Vec<_>>().join("; ")
+    }
+}
+
+/// The settings in which `recorded` and `current` differ: a changed file named in words,
+/// its digests only beside them; any other setting as `name: was X, now Y`, with the
+/// option that sets it where its name does not say (`fallback (--no-fallback): ...`).
+pub fn differences(recorded: &Map<String, Value>, current: &Map<String, Value>) -> Differences {
     let mut names: Vec<&String> = recorded.keys().chain(current.keys()).collect();
     names.sort();
     names.dedup();
-    names
-        .into_iter()
-        .filter_map(|name| {
-            let (was, now) = (recorded.get(name), current.get(name));
-            (was != now).then(|| {
-                let show = |value: Option<&Value>| value.map_or_else(|| "nothing".to_owned(), Value::to_string);
-                let option = option_of(name).map(|option| format!(" ({option})")).unwrap_or_default();
-                format!("{name}{option}: was {}, now {}", show(was), show(now))
-            })
-        })
-        .collect()
+    let mut found = Differences::default();
+    for name in names {
+        let (was, now) = (recorded.get(name), current.get(name));
+        if was == now {
+            continue;
+        }
+        if let Some(file) = file_of(name, current) {
+            found.files.push(changed(&file, was, now));
+        } else if let (Some(Value::Object(was)), Some(Value::Object(now))) = (was, now) {
+            // The options of how tests run, one by one; the checker is a file.
+            let inner = differences(was, now);
+            found.files.extend(inner.files);
+            found.settings.extend(inner.settings.into_iter().map(|setting| format!("{name}.{setting}")));
+        } else {
+            let option = option_of(name).map(|option| format!(" ({option})")).unwrap_or_default();
+            found.settings.push(format!("{name}{option}: was {}, now {}", show(was), show(now)));
+        }
+    }
+    found
+}
+
+fn show(value: Option<&Value>) -> String {
+    value.map_or_else(|| "nothing".to_owned(), Value::to_string)
+}
+
+/// What file the digest `setting` is of, named as a message says it, from `current`.
+fn file_of(setting: &str, current: &Map<String, Value>) -> Option<String> {
+    let path = |key: &str| current.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    Some(match setting {
+        "samples_sha256" => match path("samples").as_str() {
+            "-" => "the samples read from standard input".to_owned(),
+            samples => format!("the samples file {samples}"),
+        },
+        "problems_sha256" => format!("the problem set {}", path("problems")),
+        "checker_sha256" => "the --checker file".to_owned(),
+        _ => return None,
+    })
+}
+
+/// A file whose contents changed, with the digests beside its name.
+fn changed(file: &str, was: Option<&Value>, now: Option<&Value>) -> String {
+    let digest = |value: Option<&Value>| match value.and_then(Value::as_str) {
+        Some(digest) => format!("{}...", digest.chars().take(12).collect::<String>()),
+        None => "none".to_owned(),
+    };
+    format!("{file} changed since the run began (SHA-256 {} then, {} now)", digest(was), digest(now))
 }
 
 pub fn record(results: &Path, settings: &Map<String, Value>) -> Result<(), ResumeError> {

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use crate::document::{self, ReportPath};
 use crate::error::CommandError;
+use crate::input::InputError;
 use crate::report::{Report, Tally};
 use crate::scores::{self, UncertaintyOptions};
 
@@ -17,6 +18,9 @@ pub struct ScoreOptions {
 }
 
 pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
+    if let Some(path) = &options.summary {
+        crate::output::check_writable(path).map_err(|source| InputError::unwritable("--summary", path, source))?;
+    }
     let tally = Tally::read(&options.results)?;
     // Samples without a verdict leave pass@k unknown, not lower.
     let complete = tally.infrastructure_errors() == 0;

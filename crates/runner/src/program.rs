@@ -52,14 +52,17 @@ impl Tests {
     /// own whole program if it has one, tells the judge what the names its imports bind
     /// stand for (it is parsed there, never run).
     pub fn check(prompt: &str, test: &str, entry_point: &str, solution: Option<&str>) -> Tests {
-        Tests::check_calling(prompt, test, entry_point, "check", "", solution)
+        Tests::check_calling(prompt, test, entry_point, "check", "", solution, &[])
     }
 
     /// As `check`, with the test code's function named `call` rather than `check` (for
     /// tests written here, whose entry point may itself be named `check`), and `setup`,
     /// code at the start of `test` that the candidate's own process also runs after the
     /// candidate in judge mode, as it would share the candidate's namespace in process
-    /// (MBPP's setup code, whose imports a solution may use).
+    /// (MBPP's setup code, whose imports a solution may use). `asserts`, where `test` was
+    /// written here from a list of asserts, holds the line of `test` each begins on, so
+    /// that a failure is named by its assert ("test 2 of 3") rather than by a line the
+    /// user never saw.
     pub fn check_calling(
         prompt: &str,
         test: &str,
@@ -67,8 +70,12 @@ impl Tests {
         call: &str,
         setup: &str,
         solution: Option<&str>,
+        asserts: &[usize],
     ) -> Tests {
         let mut check = serde_json::json!({"prompt": prompt, "test": test});
+        if !asserts.is_empty() {
+            check["asserts"] = asserts.into();
+        }
         if let Some(solution) = solution {
             check["solution"] = solution.into();
         }

@@ -232,14 +232,19 @@ fn refuse_if_different(
     current: &Map<String, Value>,
 ) -> Result<(), CommandError> {
     let differences = resume::differences(recorded, current);
+    let path = Journal::path(&options.results).display().to_string();
+    if !differences.files.is_empty() {
+        let also = if differences.settings.is_empty() {
+            String::new()
+        } else {
+            format!("; its settings differ too ({})", differences.settings.join("; "))
+        };
+        return Err(InputError::ResumeChanged { path, changed: differences.files.join("; "), also }.into());
+    }
     if differences.is_empty() {
         return Ok(());
     }
-    Err(InputError::ResumeMismatch {
-        path: Journal::path(&options.results).display().to_string(),
-        differences: differences.join("; "),
-    }
-    .into())
+    Err(InputError::ResumeMismatch { path, differences: differences.settings.join("; ") }.into())
 }
 
 /// What the workers found on this machine.

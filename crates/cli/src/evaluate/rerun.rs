@@ -69,7 +69,7 @@ impl CompleteRun {
             say!(
                 "{} holds a complete run with other settings ({}); running again",
                 results.display(),
-                differences.join("; ")
+                differences.describe()
             );
             return None;
         }

@@ -6,11 +6,9 @@
 //! stopped and every verdict it still sends, each decided before it stopped, recorded.
 
 use std::collections::BTreeSet;
-use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use passk_runner::{CancellationToken, Job, Pool, PoolError, Program, Status, Verdict};
 use tokio::sync::mpsc;
 
@@ -23,6 +21,7 @@ use crate::dedup::{Dedup, Key, Offer, Sample};
 use crate::error::CommandError;
 use crate::input::InputError;
 use crate::problems::ProblemSet;
+use crate::progress::{Phase, Progress};
 use crate::retry::TimedOut;
 
 /// How many samples may be read ahead of the verdicts decided. Samples waiting for an
@@ -72,7 +71,7 @@ struct Decisions {
     journal: Journal,
     dedup: Dedup,
     timed_out: TimedOut,
-    progress: ProgressBar,
+    progress: Progress,
     counts: Counts,
     /// Samples decided in this run, read in this run.
     decided: usize,
@@ -114,7 +113,7 @@ impl Decisions {
             .record(sample.index, sample.fields, verdict)
             .map_err(|source| CommandError::Write { path: self.journal.file().display().to_string(), source })?;
         self.decided += 1;
-        self.progress.inc(1);
+        self.progress.done();
         Ok(())
     }
 }
@@ -155,7 +154,7 @@ pub async fn run(
         journal,
         dedup: Dedup::new(options.dedup),
         timed_out: TimedOut::default(),
-        progress: progress_bar(prepared.total as u64, already as u64),
+        progress: Progress::new(Phase::Judging, prepared.total as u64, already as u64),
         counts: Counts::default(),
         decided: 0,
         read: 0,
@@ -217,7 +216,7 @@ pub async fn run(
     let pool_fault = running.await.expect("the pool does not panic").err();
     drop(pending_rx);
     let fed = feeding.await.expect("feeding samples does not panic");
-    state.progress.finish_and_clear();
+    state.progress.finish();
     Ran {
         journal: state.journal,
         timed_out: state.timed_out,
@@ -251,49 +250,5 @@ fn offer(
             state.record(sample, &verdict).map(|()| None)
         }
         Offer::Waiting => Ok(None),
-    }
-}
-
-/// The progress bar, on a terminal only. It counts verdicts decided, resumed ones
-/// included, and its rate and ETA count only this run's.
-fn progress_bar(total: u64, decided: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(total);
-    let style = ProgressStyle::with_template("{bar:40} {pos}/{len} samples  {rate}  ETA {eta}")
-        .expect("the template is valid")
-        .with_key("rate", |state: &ProgressState, out: &mut dyn std::fmt::Write| {
-            let _ = write!(out, "{}", rate(state.per_sec()));
-        });
-    bar.set_style(style);
-    bar.set_position(decided);
-    bar.reset_eta();
-    bar
-}
-
-/// Samples a second, to as many digits as say something: "12.3/s", "250/s", "0.42/s".
-fn rate(per_second: f64) -> String {
-    if !per_second.is_finite() || per_second <= 0.0 {
-        "-/s".to_owned()
-    } else if per_second >= 100.0 {
-        format!("{per_second:.0}/s")
-    } else if per_second >= 1.0 {
-        format!("{per_second:.1}/s")
-    } else {
-        format!("{per_second:.2}/s")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::rate;
-
-    #[test]
-    fn rates_have_sensible_precision() {
-        assert_eq!(rate(0.0), "-/s");
-        assert_eq!(rate(0.4212), "0.42/s");
-        assert_eq!(rate(12.3456), "12.3/s");
-        assert_eq!(rate(359.87), "360/s");
     }
 }

@@ -136,8 +136,25 @@ pub fn missing_problems(samples: &SamplesFile, problems: &ProblemSet, covered: &
         missing: crate::report::plural(missing.len(), "problem"),
         total: problems.problems.len(),
         set: problems.name.clone(),
-        named,
+        which: format!("{named}{}", sanitized_mbpp_hint(problems, covered)),
     }
+}
+
+/// Sanitized MBPP numbers its problems as the original does, so its samples given
+/// against the original are all found there, and refused only as leaving out most of
+/// it: where every problem they answer is sanitized MBPP's, say so. Fewer than
+/// `AT_LEAST` prove nothing, as nearly half the original's problems are sanitized MBPP's.
+fn sanitized_mbpp_hint(problems: &ProblemSet, covered: &BTreeSet<usize>) -> String {
+    const AT_LEAST: usize = 10;
+    let sanitized = |&index: &usize| crate::problems::mbpp::in_sanitized(&problems.problems[index].task_id);
+    if problems.format != Format::Mbpp || covered.len() < AT_LEAST || !covered.iter().all(sanitized) {
+        return String::new();
+    }
+    format!(
+        "; every problem these samples answer is one of sanitized MBPP's, numbered as in the original: samples \
+         of sanitized MBPP are evaluated against its own file: {}",
+        crate::problems::fetch_benchmark("mbpp-sanitized", "sanitized-mbpp.json")
+    )
 }
 
 /// A sample read and checked, with the program it stands for.

@@ -12,11 +12,9 @@
 //! samples again too (`evaluate::rerun`), which it tells by their detail.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use passk_runner::{
     CancellationToken, Candidate, Job, Pool, PoolOptions, ProblemCode, Program, Status, Tests, Verdict,
 };
@@ -27,6 +25,7 @@ use tokio::sync::mpsc;
 use super::evalplus::{judging_suite, recording_suite, Recorded};
 use super::{Problem, ProblemSet, SetOptions};
 use crate::error::CommandError;
+use crate::progress::{Phase, Progress};
 use crate::report::plural;
 use crate::say::say;
 
@@ -204,7 +203,7 @@ async fn compute(
         jobs.push(Job { program, tag: index, timeout: None });
     }
     let pool = Pool::start(pool).await?;
-    let progress = progress_bar(jobs.len() as u64);
+    let mut progress = Progress::new(Phase::ComputingExpectedOutputs, jobs.len() as u64, 0);
     let (job_tx, job_rx) = mpsc::channel(jobs.len() + 1);
     for job in jobs {
         job_tx.send(job).await.expect("room for every job");
@@ -230,26 +229,14 @@ async fn compute(
                         failed.insert(task_id.clone(), why);
                     }
                 }
-                progress.inc(1);
+                progress.done();
             }
         }
     }
-    progress.finish_and_clear();
+    progress.finish();
     finished.expect("the pool ran to its end")?;
     if interrupt.is_cancelled() {
         return Err(CommandError::Interrupted { phase: "computing expected outputs" });
     }
     Ok(failed)
-}
-
-/// The progress bar of the canonical solutions run, on a terminal only.
-fn progress_bar(total: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(total);
-    let style = ProgressStyle::with_template("{bar:40} {pos}/{len} canonical solutions  ETA {eta}")
-        .expect("the template is valid");
-    bar.set_style(style);
-    bar
 }

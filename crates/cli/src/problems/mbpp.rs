@@ -21,6 +21,25 @@ use super::{Problem, SetOptions};
 use crate::input::{optional_string_field, string_field, InputError};
 use crate::jsonl::JsonlReader;
 
+/// The task ids of sanitized MBPP's 427 problems (google-research's sanitized-mbpp.json,
+/// as problems/fetch-benchmark pins it), as runs of consecutive ids: samples that answer
+/// only these, given against the original MBPP, are most likely sanitized MBPP's.
+#[rustfmt::skip]
+const SANITIZED_IDS: &[(u64, u64)] = &[
+    (2, 4), (6, 9), (11, 12), (14, 14), (16, 20), (56, 59), (61, 72), (74, 75), (77, 77), (79, 80), (82, 106),
+    (108, 109), (111, 111), (113, 113), (115, 120), (123, 133), (135, 135), (137, 143), (145, 145), (160, 168),
+    (170, 172), (222, 224), (226, 230), (232, 235), (237, 240), (242, 242), (244, 253), (255, 257), (259, 262),
+    (264, 274), (276, 287), (290, 297), (299, 301), (304, 312), (388, 401), (404, 415), (417, 422), (424, 448),
+    (450, 465), (468, 468), (470, 479), (554, 560), (562, 569), (572, 574), (576, 600), (602, 608), (610, 612),
+    (614, 620), (622, 633), (635, 635), (637, 641), (643, 644), (720, 726), (728, 728), (730, 760), (762, 767),
+    (769, 773), (775, 788), (790, 794), (796, 809),
+];
+
+/// Whether `task_id` is one of sanitized MBPP's.
+pub fn in_sanitized(task_id: &str) -> bool {
+    task_id.parse::<u64>().is_ok_and(|id| SANITIZED_IDS.iter().any(|&(first, last)| (first..=last).contains(&id)))
+}
+
 /// A line of the original MBPP file.
 pub fn original(
     source: &str,
@@ -106,7 +125,9 @@ fn problem(
     let call = function_name(&entry_point, &[&code, &setup, &asserts.join("\n")]);
     let mut test = if setup.trim().is_empty() { String::new() } else { format!("{}\n", setup.trim_end()) };
     test.push_str(&format!("def {call}(candidate):\n"));
+    let mut starts = Vec::with_capacity(asserts.len());
     for assert in asserts {
+        starts.push(test.lines().count() + 1);
         for text in assert.lines() {
             test.push_str("    ");
             test.push_str(text);
@@ -117,7 +138,7 @@ fn problem(
         test.push_str("    pass\n");
     }
     let setup = setup.trim_end();
-    let tests = Tests::check_calling("", &test, &entry_point, &call, setup, Some(&code));
+    let tests = Tests::check_calling("", &test, &entry_point, &call, setup, Some(&code), &starts);
     let code_of = Arc::new(ProblemCode { prompt: String::new(), tests, entry_point });
     Ok(Problem { task_id, code: code_of, canonical_solution: Some(code), evalplus: None })
 }
@@ -203,5 +224,13 @@ mod tests {
         assert_eq!(function_name("volume", &["def volume(r): pass"]), "check");
         assert_eq!(function_name("check", &["def check(n): pass"]), "check_");
         assert_eq!(function_name("check", &["def check(n): return check_(n)\ndef check_(n): pass"]), "check__");
+    }
+
+    #[test]
+    fn sanitized_ids_are_427_in_increasing_runs() {
+        let count: u64 = SANITIZED_IDS.iter().map(|&(first, last)| last - first + 1).sum();
+        assert_eq!(count, 427);
+        assert!(SANITIZED_IDS.windows(2).all(|pair| pair[0].1 + 1 < pair[1].0));
+        assert!(in_sanitized("2") && in_sanitized("809") && !in_sanitized("1") && !in_sanitized("Mbpp/2"));
     }
 }

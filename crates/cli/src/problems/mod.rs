@@ -14,11 +14,11 @@ mod contests;
 mod evalplus;
 pub mod expected;
 mod humaneval;
-mod mbpp;
+pub mod mbpp;
 mod raw;
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -268,25 +268,81 @@ impl ProblemSet {
 
 /// How to get a well-known set that is not here: named as if it were bundled, or a file
 /// not yet fetched.
-fn where_to_get(name: &str) -> &'static str {
+fn where_to_get(name: &str) -> String {
     let name = name.to_ascii_lowercase().replace(['-', '_', ' '], "");
-    if name.contains("humanevalplus") || name.contains("humaneval+") {
-        "; HumanEval+ is not bundled: problems/fetch-benchmark humaneval-plus downloads it, then give --problems \
-         problems/released/HumanEvalPlus-v0.1.10.jsonl.gz"
+    let (set, how) = if name.contains("humanevalplus") || name.contains("humaneval+") {
+        ("HumanEval+", fetch_benchmark("humaneval-plus", "HumanEvalPlus-v0.1.10.jsonl.gz"))
     } else if name.contains("mbppplus") || name.contains("mbpp+") {
-        "; MBPP+ is not bundled: problems/fetch-benchmark mbpp-plus downloads it, then give --problems \
-         problems/released/MbppPlus-v0.2.0.jsonl.gz"
+        ("MBPP+", fetch_benchmark("mbpp-plus", "MbppPlus-v0.2.0.jsonl.gz"))
     } else if name.contains("mbpp") && name.contains("sanitized") {
-        "; sanitized MBPP is not bundled: problems/fetch-benchmark mbpp-sanitized downloads it, then give \
-         --problems problems/released/sanitized-mbpp.json"
+        ("sanitized MBPP", fetch_benchmark("mbpp-sanitized", "sanitized-mbpp.json"))
     } else if name.contains("mbpp") {
-        "; MBPP is not bundled: problems/fetch-benchmark mbpp downloads it, then give --problems \
-         problems/released/mbpp.jsonl"
+        ("MBPP", fetch_benchmark("mbpp", "mbpp.jsonl"))
     } else if name.contains("humaneval") {
-        "; HumanEval is not bundled: problems/fetch-humaneval downloads it, then give --problems \
-         problems/humaneval/HumanEval.jsonl.gz"
+        ("HumanEval", fetch_humaneval())
     } else {
-        ""
+        return String::new();
+    };
+    format!("; {set} is not bundled: {how}")
+}
+
+/// Where a fetch script of passk's is, so that a hint works from any folder.
+enum Script {
+    /// In the `problems` folder (given) of the source tree this passk was built from.
+    InSource(PathBuf),
+    /// On PATH, where the container image installs fetch-humaneval.
+    OnPath,
+    /// Neither: named as the source tree has it.
+    Unknown,
+}
+
+fn script(name: &str) -> Script {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../problems");
+    if let Ok(folder) = source.canonicalize() {
+        if folder.join(name).is_file() {
+            return Script::InSource(folder);
+        }
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if std::env::split_paths(&path).any(|folder| folder.join(name).is_file()) {
+        return Script::OnPath;
+    }
+    Script::Unknown
+}
+
+/// How to get the released `file` that `fetch-benchmark release` downloads: "X
+/// downloads it, then give --problems Y", in absolute paths where passk's source is.
+pub fn fetch_benchmark(release: &str, file: &str) -> String {
+    match script("fetch-benchmark") {
+        Script::InSource(folder) => format!(
+            "{} {release} downloads it, then give --problems {}",
+            folder.join("fetch-benchmark").display(),
+            folder.join("released").join(file).display()
+        ),
+        Script::OnPath => {
+            format!("fetch-benchmark {release} --dir ~/released downloads it, then give --problems ~/released/{file}")
+        }
+        Script::Unknown => format!(
+            "problems/fetch-benchmark {release}, in passk's source, downloads it and prints its path: give that \
+             path as --problems"
+        ),
+    }
+}
+
+/// How to get HumanEval, as `fetch_benchmark` says how to get the others.
+fn fetch_humaneval() -> String {
+    match script("fetch-humaneval") {
+        Script::InSource(folder) => format!(
+            "{} downloads it, then give --problems {}",
+            folder.join("fetch-humaneval").display(),
+            folder.join("humaneval/HumanEval.jsonl.gz").display()
+        ),
+        Script::OnPath => {
+            "fetch-humaneval ~/humaneval downloads it, then give --problems ~/humaneval/HumanEval.jsonl.gz".to_owned()
+        }
+        Script::Unknown => "problems/fetch-humaneval, in passk's source, downloads it and prints the folder that \
+                            holds HumanEval.jsonl.gz: give that file as --problems"
+            .to_owned(),
     }
 }
 
