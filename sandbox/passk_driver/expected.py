@@ -37,6 +37,9 @@ _PIECE = 1 << 22
 _TAGS_MAYBE_SELF_UNEQUAL = (b"A", b"G", b"X")
 _NAN_STARTS = (b"\x7f", b"\xff")
 _NAN = re.compile(rb"[\x7f\xff][\xf0-\xff]")
+# Encodings up to this long are searched with one expression.
+_SEARCHED_WHOLE = 1 << 16
+_MAYBE_SELF_UNEQUAL = re.compile(rb"[AGX]|[\x7f\xff][\xf0-\xff]")
 # A list or tuple of floats: its tag and count, then D and eight bytes for each item.
 _FLOAT_ITEMS = re.compile(rb"(?:D[\x00-\xff]{8})*\Z")
 # For each byte: whether it may be a NaN's first byte, or its second.
@@ -174,6 +177,10 @@ def _maybe_self_unequal(encoding):
     """Whether `encoding` (bytes or a memoryview) holds a byte that may mean a value
     unequal to a copy of itself, read a piece at a time: a quick search that finds such
     bytes in strings too (see _walk_finds_self_unequal)."""
+    if len(encoding) <= _SEARCHED_WHOLE:
+        # Most outputs are a few bytes: one search, where the loop below costs more than
+        # the call it judges.
+        return _MAYBE_SELF_UNEQUAL.search(encoding) is not None
     view, carried = memoryview(encoding), b""
     for start in range(0, len(view), _PIECE):
         piece = bytes(view[start:start + _PIECE])

@@ -130,18 +130,21 @@ def encode(value, handles=None):
 
 class _Stream(bytearray):
     """The encoding of a value as it is made, sent in parts once it outgrows STREAM_PART:
-    the sender then never holds more than a part of it besides the value."""
+    the sender then never holds more than a part of it besides the value.
+
+    Most answers are a few bytes: what only a large one needs is made when first needed,
+    the rest are the class's own until changed."""
+
+    streaming = False
+    sent = 0
+    hits = misses = 0
+    # The encodings of small values met, by id, made at the first list or tuple of at
+    # least eight items (None once given up); the values are kept, so that no id is
+    # reused while this lives.
+    known = ()
 
     def __init__(self, channel):
-        super().__init__()
         self.channel = channel
-        self.streaming = False
-        self.sent = 0
-        # The encodings of small values met, by id; the values are kept, so that no id
-        # is reused while this lives.
-        self.known = {}
-        self.kept = []
-        self.hits = self.misses = 0
 
     def repeated(self, items, iterate):
         """Appends the encoding of `items` (iterated by `iterate`) if each is a str, int or
@@ -150,6 +153,9 @@ class _Stream(bytearray):
         known = self.known
         if known is None:
             return False
+        if known == ():
+            known = self.known = {}
+            self.kept = []
         try:
             self += b"".join(map(known.__getitem__, map(id, iterate(items))))
             self.hits += 1
@@ -1154,7 +1160,14 @@ class Channel:
         self.nap = False
 
     def send(self, payload):
-        self.send_parts(payload)
+        size = len(payload)
+        if size > _LARGE_FRAME:
+            self.send_parts(payload)
+            return
+        data = _LENGTH.pack(size) + payload
+        written = os.write(self.write_fd, data)
+        if written < len(data):
+            self._write(memoryview(data)[written:])
 
     def send_parts(self, *parts):
         """Sends one frame made of `parts`, joined as they are written: a large payload is
