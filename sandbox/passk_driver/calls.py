@@ -417,16 +417,18 @@ class _Ahead:
 
 
 def _took(channel):
-    """How long the canonical solution's process says the call just answered took (see
-    candidate.serve), or the Record of a phase that cannot be recorded."""
+    """How long the canonical solution's process says the call just answered took, and
+    whether its answer may be unequal to a copy of itself (see candidate._report); or the
+    Record of a phase that cannot be recorded."""
     try:
         frame = channel.receive()
         took = wire.decode(frame, channel.budget) if frame is not None else None
     except (OSError, wire.Malformed) as error:
         return judge.unreadable(str(error))
-    if type(took) is not tuple or len(took) != 2 or took[0] != "took" or type(took[1]) is not float:
+    if type(took) is not tuple or len(took) != 3 or took[0] != "took" or type(took[1]) is not float \
+            or type(took[2]) is not bool:
         return judge.unreadable("no time after a recorded answer")
-    return max(0.0, took[1])
+    return max(0.0, took[1]), took[2]
 
 
 def _record_output(phase, channel, record, index, encoding):
@@ -436,7 +438,8 @@ def _record_output(phase, channel, record, index, encoding):
     took = _took(channel)
     if isinstance(took, judge.Record):
         return took
-    record(index, stored(encoding, channel.budget), took, phase.encoded.pop(index))
+    seconds, unequal = took
+    record(index, stored(encoding, channel.budget, unequal), seconds, phase.encoded.pop(index))
     return None
 
 

@@ -142,12 +142,9 @@ def serve(source, entry_point, channel):
             continue
         message = wire.decode(payload, handles=table)
         started = time.perf_counter()
-        _send(channel, _answer(message, function, namespace, table))
+        unequal = _send(channel, _answer(message, function, namespace, table))
         if message[0] == "timed-call":
-            # The canonical solution's calls, recorded, are sent ahead like any others:
-            # the judge cannot tell when one began, so it is told how long it took, from
-            # the call to its answer written.
-            channel.send(wire.encode(("took", time.perf_counter() - started)))
+            _report(channel, started, unequal)
 
 
 # A call of a suite whose arguments cross as marshal data (version 2, which shares no
@@ -174,9 +171,17 @@ def _marshalled_call(channel, payload, function):
     else:
         _flush()
         answer = _Returned(value)
-    _send(channel, answer)
+    unequal = _send(channel, answer)
     if payload[0] == MARSHALLED_TIMED_CALL:
-        channel.send(wire.encode(("took", time.perf_counter() - started)))
+        _report(channel, started, unequal)
+
+
+def _report(channel, started, unequal):
+    """After the answer to one of the canonical solution's calls, which are recorded and
+    sent ahead like any others: how long it took, from the call to its answer written,
+    since the judge cannot tell when it began; and whether the answer may be unequal to a
+    copy of itself, which its encoding saw (see wire.send_streamed)."""
+    channel.send(wire.encode(("took", time.perf_counter() - started, unequal)))
 
 
 class _Returned:
@@ -188,13 +193,15 @@ class _Returned:
 
 
 def _send(channel, answer):
+    """Sends `answer`; whether the value it returns may be unequal to a copy of itself."""
     if type(answer) is not _Returned:
         channel.send(answer)
-        return
+        return False
     try:
-        wire.send_streamed(channel, ("return", answer.value))
+        return wire.send_streamed(channel, ("return", answer.value))
     except wire.NotPlainData as error:
         channel.send(wire.encode(("not-plain", str(error))))
+        return False
 
 
 def _answer(message, function, namespace, table):

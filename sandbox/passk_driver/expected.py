@@ -51,13 +51,16 @@ def _digest(encoding):
     return hashlib.blake2b(encoding, digest_size=32).digest()
 
 
-def stored(encoding, budget=None):
+def stored(encoding, budget=None, maybe_unequal=None):
     """What the harness keeps of an output, from its encoding (which may be a memoryview):
     a small one as it is, a large one with what judging needs of it (see the module's
-    docs); deciding that may take `budget` to decode it."""
+    docs); deciding that may take `budget` to decode it. `maybe_unequal`, where the
+    encoder told it (see wire.send_streamed), says whether the value may be unequal to a
+    copy of itself: where it may not, nothing is read to tell."""
     if len(encoding) <= LARGE:
         return bytes(encoding)
-    flags = (_SELF_EQUAL if _self_equal(encoding, budget) else 0) | (_FLOATS if _is_floats(encoding, budget) else 0)
+    self_equal = True if maybe_unequal is False else _self_equal(encoding, budget)
+    flags = (_SELF_EQUAL if self_equal else 0) | (_FLOATS if _is_floats(encoding, budget) else 0)
     payload = zlib.compress(encoding, 1)
     if len(payload) < len(encoding):
         flags |= _COMPRESSED

@@ -138,6 +138,9 @@ class _Stream(bytearray):
     streaming = False
     sent = 0
     hits = misses = 0
+    # Whether the value holds what may be unequal to a copy of itself: a NaN (or, told
+    # from a column of bytes, an infinity), a numpy value or a Decimal.
+    unequal = False
     # The encodings of small values met, by id, made at the first list or tuple of at
     # least eight items (None once given up); the values are kept, so that no id is
     # reused while this lives.
@@ -193,7 +196,9 @@ class _Stream(bytearray):
 def send_streamed(channel, value, handles=None):
     """Sends the frame of `value` on `channel`, streamed if its encoding outgrows
     STREAM_PART; NotPlainData, after the parts already sent are given up, if it cannot
-    cross."""
+    cross. Returns whether the value may be unequal to a copy of itself (see _Stream),
+    which its encoder sees for nothing where reading its bytes again costs a pass over
+    them."""
     out = _Stream(channel)
     try:
         _encode(value, out, 0, handles)
@@ -208,6 +213,7 @@ def send_streamed(channel, value, handles=None):
         channel.send(PART_WHOLE)
     else:
         channel.send(out)
+    return out.unequal
 
 
 def _encode(value, out, depth, handles):
@@ -221,6 +227,8 @@ def _encode(value, out, depth, handles):
         return
     if kind is float:
         out += b"D" + _FLOAT.pack(value)
+        if value != value and type(out) is _Stream:
+            out.unequal = True
         return
     if depth > MAX_DEPTH:
         raise NotPlainData(f"nested deeper than {MAX_DEPTH} levels")
@@ -249,7 +257,10 @@ def _as_str(value, out, depth, handles):
 
 
 def _as_float(value, out, depth, handles):
-    out += b"D" + _FLOAT.pack(float.__float__(value))
+    value = float.__float__(value)
+    out += b"D" + _FLOAT.pack(value)
+    if value != value and type(out) is _Stream:
+        out.unequal = True
 
 
 def _none(value, out, depth, handles):
@@ -263,6 +274,8 @@ def _bool(value, out, depth, handles):
 def _complex(value, out, depth, handles):
     value = complex.__complex__(value)
     out += b"C" + _COMPLEX.pack(value.real, value.imag)
+    if value != value and type(out) is _Stream:
+        out.unequal = True
 
 
 def _bytes(value, out, depth, handles):
@@ -307,6 +320,8 @@ def _numbers_first(tag, encode_items):
             if encoded is not None:
                 out += tag + _LENGTH.pack(len(value))
                 out += encoded
+                if type(out) is _Stream and not out.unequal and _may_hold_nan(value, encoded):
+                    out.unequal = True
                 return
         encode_items(value, out, depth, handles)
 
@@ -339,6 +354,21 @@ def _number_runs(items):
 
 _NUMBER_KINDS = {float: 1, int: 2}
 _RUNS = re.compile(rb"\x01+|\x02+")
+# For each byte: whether it may be a big-endian double's first byte where its exponent is
+# all ones (a NaN or an infinity), or its second.
+_EXPONENT_FIRST = bytes(int(byte & 0x7F == 0x7F) for byte in range(256))
+_EXPONENT_SECOND = bytes(int(byte >= 0xF0) for byte in range(256))
+
+
+def _may_hold_nan(items, encoded):
+    """Whether numbers `items`, encoded by _number_runs as `encoded`, may hold a NaN: where
+    all are floats, told from their bytes a column at a time (an infinity counts too),
+    otherwise item by item."""
+    if len(encoded) == 9 * len(items) and encoded[::9].count(b"D") == len(items):
+        first = encoded[1::9].translate(_EXPONENT_FIRST)
+        second = encoded[2::9].translate(_EXPONENT_SECOND)
+        return bool(int.from_bytes(first, "big") & int.from_bytes(second, "big"))
+    return any(item != item for item in items)
 
 
 def _floats(items):
@@ -431,6 +461,8 @@ def _fraction(value, out, depth, handles):
 
 def _decimal(value, out, depth, handles):
     out += b"X"
+    if type(out) is _Stream:
+        out.unequal = True
     _str(decimal.Decimal.__str__(value), out)
 
 
@@ -550,6 +582,8 @@ def _name_of(value):
 
 def _numpy_value(value, out, depth, handles):
     numpy = sys.modules["numpy"]
+    if type(out) is _Stream:
+        out.unequal = True
     if isinstance(value, numpy.generic):
         dtype = value.dtype
         if dtype.hasobject or not _DTYPE.match(dtype.str):
