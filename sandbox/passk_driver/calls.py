@@ -418,17 +418,18 @@ class _Ahead:
 
 def _took(channel):
     """How long the canonical solution's process says the call just answered took, and
-    whether its answer may be unequal to a copy of itself (see candidate._report); or the
+    whether its answer may be unequal to a copy of itself (see candidate.TOOK); or the
     Record of a phase that cannot be recorded."""
     try:
         frame = channel.receive()
-        took = wire.decode(frame, channel.budget) if frame is not None else None
     except (OSError, wire.Malformed) as error:
         return judge.unreadable(str(error))
-    if type(took) is not tuple or len(took) != 3 or took[0] != "took" or type(took[1]) is not float \
-            or type(took[2]) is not bool:
+    if frame is None or len(frame) != candidate.TOOK.size or frame[:1] != candidate.TOOK_TAG:
         return judge.unreadable("no time after a recorded answer")
-    return max(0.0, took[1]), took[2]
+    _, seconds, unequal = candidate.TOOK.unpack(frame)
+    if seconds != seconds:
+        return judge.unreadable("no time after a recorded answer")
+    return max(0.0, seconds), bool(unequal)
 
 
 def _record_output(phase, channel, record, index, encoding):
@@ -519,8 +520,9 @@ def _judge_phase(phase, channel, seal, record, one_at_a_time):
             # calls before it (or worked on it ahead, in a thread), only a run with no
             # call ahead can tell.
             return _record(tally, judge.RERUN, "", "")
-        if phase.record and len(raw) > expected_outputs.LARGE and _returned(raw) is not None:
-            # Recorded as it came: an answer of a gigabyte is never built here.
+        if phase.record and _returned(raw) is not None:
+            # Recorded as it came, never decoded: the canonical solution's process encoded
+            # it as this judge decodes, and an answer of a gigabyte is never built here.
             failure = _record_output(phase, channel, record, index, _returned(raw))
             if failure is not None:
                 return _record(tally, *failure.fields()[:3])
@@ -552,10 +554,8 @@ def _judge_phase(phase, channel, seal, record, one_at_a_time):
             return _record(tally, *judge.unreadable("not an answer").fields()[:3])
         got = answer[1]
         if phase.record:
-            # The answer's own bytes, without encoding it again.
-            returned = _returned(raw)
-            encoding = returned if returned is not None else wire.encode(got)
-            failure = _record_output(phase, channel, record, index, encoding)
+            # A return whose frame begins otherwise than it is encoded here.
+            failure = _record_output(phase, channel, record, index, wire.encode(got))
             if failure is not None:
                 return _record(tally, *failure.fields()[:3])
             tally.passed += 1

@@ -15,6 +15,7 @@ drawn for that run alone.
 import marshal
 import os
 import signal
+import struct
 import sys
 import time
 
@@ -176,12 +177,19 @@ def _marshalled_call(channel, payload, function):
         _report(channel, started, unequal)
 
 
+# The frame that follows the answer to one of the canonical solution's calls: its tag,
+# seconds and whether the answer may be unequal to a copy of itself. Read only where it is
+# due, and no message of the wire (a tuple) is its size.
+TOOK_TAG = b"K"
+TOOK = struct.Struct(">cd?")
+
+
 def _report(channel, started, unequal):
     """After the answer to one of the canonical solution's calls, which are recorded and
     sent ahead like any others: how long it took, from the call to its answer written,
     since the judge cannot tell when it began; and whether the answer may be unequal to a
     copy of itself, which its encoding saw (see wire.send_streamed)."""
-    channel.send(wire.encode(("took", time.perf_counter() - started, unequal)))
+    channel.send(TOOK.pack(TOOK_TAG, time.perf_counter() - started, unequal))
 
 
 class _Returned:

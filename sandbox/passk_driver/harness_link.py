@@ -20,7 +20,7 @@ judge reads the frames its predecessor left, so it holds at least what the harne
 believes it does.
 """
 
-import base64
+import binascii
 import json
 import os
 
@@ -120,9 +120,10 @@ class HarnessLink:
         if self.recorded is None:
             self.recorded = {"seq": seq, "run": run, "first": index, "outputs": [], "seconds": [], "arguments": []}
             self.recorded_bytes = 0
-        self.recorded["outputs"].append(base64.b64encode(output).decode())
+        # binascii's own function: base64's wraps it in more than a small output's work.
+        self.recorded["outputs"].append(binascii.b2a_base64(output, newline=False).decode())
         self.recorded["seconds"].append(seconds)
-        self.recorded["arguments"].append(base64.b64encode(arguments).decode())
+        self.recorded["arguments"].append(binascii.b2a_base64(arguments, newline=False).decode())
         self.recorded_bytes += len(output) + len(arguments)
         if self.recorded_bytes >= RECORD_BATCH:
             self.flush_recorded()
