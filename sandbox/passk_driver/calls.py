@@ -312,7 +312,9 @@ def _same_bytes(phase, comparison, budget):
     prefix, start = _RETURN_PREFIX, len(_RETURN_PREFIX)
 
     def same(index, raw):
-        if raw[:start] != prefix or not equal_bytes(index, raw[start:], budget):
+        # Through a view: a streamed answer comes as a bytearray, which a slice would copy.
+        view = memoryview(raw)
+        if view[:start] != prefix or not equal_bytes(index, view[start:], budget):
             return False
         if comparison.atol == 0:
             comparison.judged_unseen(is_floats(index, budget))
@@ -333,7 +335,9 @@ class _Ahead:
     nothing (see judge_phase). Its calls go ahead only while the time the calls before
     them should take, at the canonical solution's pace or at the candidate's own if it is
     slower, is a small share of their limit: an honest candidate is then rarely charged
-    more than its own time. A phase judged `one_at_a_time` sends each call once the one
+    more than its own time. No call goes ahead of one whose expected output is large
+    (Mbpp/255's of 1.2 GB): the candidate would build the next answer while the judge
+    still holds that one, and the two may not fit the sample's memory together. A phase judged `one_at_a_time` sends each call once the one
     before is answered. The candidate's process reads each call's arguments afresh from
     its bytes as it makes the call, so no call sees what another did to its own."""
 
@@ -361,6 +365,8 @@ class _Ahead:
         # how many times slower the candidate has been on any input, at least 1.
         self.expected = 0.0
         self.slowdown = 1.0
+        # How many calls posted and not yet answered expect a large output.
+        self.large = 0
         # For each input posted and not yet answered: its frame's number on the channel,
         # and its size.
         self.numbers = {}
@@ -391,6 +397,7 @@ class _Ahead:
             self.unanswered += len(payload)
             if not self.phase.record and self.ahead > 1:
                 self.expected += max(self.phase.times[self.next], self.SHORTEST)
+                self.large += self._large(self.next)
             self.next += 1
         if self.refused is not None and self.refused[0] == index:
             raise self.refused[1]
@@ -400,7 +407,11 @@ class _Ahead:
         """Whether the next call may go now, ahead of the answers before it."""
         if self.phase.record:
             return True
-        return self.slowdown * self.expected <= self.SHARE * self.phase.limits[self.next]
+        return not self.large and self.slowdown * self.expected <= self.SHARE * self.phase.limits[self.next]
+
+    def _large(self, index):
+        expected = self.phase.expected
+        return expected is not None and expected.large(index)
 
     def answered(self, index, took):
         """Input `index`'s call was answered, `took` seconds after the candidate could
@@ -409,6 +420,7 @@ class _Ahead:
         if not self.phase.record and self.ahead > 1:
             expected = max(self.phase.times[index], self.SHORTEST)
             self.expected -= expected
+            self.large -= self._large(index)
             slowdown = (took - self.SHARE * self.phase.limits[index] / AHEAD) / expected
             if slowdown > self.slowdown:
                 self.slowdown = slowdown

@@ -154,6 +154,11 @@ class ExpectedOutputs:
             return kept
         return kept.value(budget)
 
+    def large(self, index):
+        """Whether the output of input `index` is a large one (see `stored`)."""
+        kept = self.kept[index]
+        return type(kept) is _Output and kept.size > LARGE
+
     def equal_bytes(self, index, answer, budget):
         """Whether the answer's encoding `answer` is the expected output's bytes, of a
         value that equals a copy of itself: so that comparing the two by value, as
