@@ -1145,9 +1145,8 @@ _LARGE_FRAME = 1 << 20
 # How long a reader awaiting the answer to a call, with more calls posted after it, sleeps
 # once if it finds nothing come yet, before it waits on the pipe: the candidate, on the
 # same CPU, answers a run of the calls posted meanwhile, where a reader that waited at
-# once was woken, and the candidate put aside, by each answer. An answer's time is
-# counted from when it is read, so this much more. (The canonical solution's calls, whose
-# times are recorded, go one at a time: none naps.)
+# once was woken, and the candidate put aside, by each answer. An answer's arrival is
+# when it is read, so this much later.
 _NAP = 0.0001
 # Posted frames written by one system call, at most.
 _WRITTEN_TOGETHER = 64
