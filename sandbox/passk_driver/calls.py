@@ -329,17 +329,19 @@ class _Ahead:
     scheduled rather than one per round trip (the two share a CPU).
 
     The canonical solution's calls go as far ahead as the window allows: its process
-    reports each call's time (see _took). A candidate's input is charged from when its
-    call was written, the first moment it could be seen: one worked on ahead, in a
-    thread, while the answers before it were held back within their own limits, gains
-    nothing (see judge_phase). Its calls go ahead only while the time the calls before
-    them should take, at the canonical solution's pace or at the candidate's own if it is
-    slower, is a small share of their limit: an honest candidate is then rarely charged
-    more than its own time. No call goes ahead of one whose expected output is large
-    (Mbpp/255's of 1.2 GB): the candidate would build the next answer while the judge
-    still holds that one, and the two may not fit the sample's memory together. A phase judged `one_at_a_time` sends each call once the one
-    before is answered. The candidate's process reads each call's arguments afresh from
-    its bytes as it makes the call, so no call sees what another did to its own."""
+    reports each call's time (see _took). A candidate's input is charged from when the
+    first byte of its call was written, the first moment any of it could be seen: one
+    worked on ahead, in a thread, while the answers before it were held back within
+    their own limits, gains nothing (see judge_phase), even begun from the head of a
+    call whose tail the judge still held. Its calls go ahead only while the time the
+    calls before them should take, at the canonical solution's pace or at the
+    candidate's own if it is slower, is a small share of their limit: an honest
+    candidate is then rarely charged more than its own time. No call goes ahead of one
+    whose expected output is large (Mbpp/255's of 1.2 GB): the candidate would build the
+    next answer while the judge still holds that one, and the two may not fit the
+    sample's memory together. A phase judged `one_at_a_time` sends each call once the
+    one before is answered. The candidate's process reads each call's arguments afresh
+    from its bytes as it makes the call, so no call sees what another did to its own."""
 
     # The share of a call's limit that the calls posted before it, unanswered, may be
     # expected to take. A call is expected to take at least SHORTEST, and a candidate
@@ -523,13 +525,13 @@ def _judge_phase(phase, channel, seal, record, one_at_a_time):
             return _record(tally, *judge.unreadable(str(error)).fields()[:3])
         if raw is None:
             return _record(tally, judge.GONE, "", "")
-        begun = channel.last_written if answered_at is None else max(channel.last_written, answered_at)
+        begun = channel.last_shown if answered_at is None else max(channel.last_shown, answered_at)
         answered_at = channel.last_arrived
         ahead.answered(index, answered_at - begun)
-        if limit and not phase.record and answered_at - channel.last_written > limit:
+        if limit and not phase.record and answered_at - channel.last_shown > limit:
             # Its call went ahead, and it came later than one limit after the candidate
-            # could first see it: whether it took that long itself or waited behind the
-            # calls before it (or worked on it ahead, in a thread), only a run with no
+            # could first see any of it: whether it took that long itself or waited behind
+            # the calls before it (or worked on it ahead, in a thread), only a run with no
             # call ahead can tell.
             return _record(tally, judge.RERUN, "", "")
         if phase.record and _returned(raw) is not None:

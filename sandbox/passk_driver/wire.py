@@ -1168,23 +1168,25 @@ class Channel:
         self.budget = budget
         self.buffer = b""
         # The payload last received, when the read that brought its last byte was made
-        # (time.monotonic()), and when the frame it answers was written whole (see
+        # (time.monotonic()), and when the first byte of the frame it answers was
+        # written, the first moment the other end could see any of that frame (see
         # receive's `after`).
         self.last = None
         self.last_arrived = None
-        self.last_written = None
+        self.last_shown = None
         # How many bytes reads have brought in all, and for the reads whose bytes are not
         # all received yet, how many had come in all after each and when it was made.
         self.received = 0
         self.reads = collections.deque()
         # Frames posted and not yet written whole, as what is left of each; how many were
         # posted, and for each written whole and not yet answered, how many bytes had
-        # come by then, read or waiting in the pipe (see receive).
+        # come by then, read or waiting in the pipe (see receive); for each frame begun
+        # and not yet answered, when its first byte was written.
         self.outgoing = collections.deque()
         self.posted = 0
         self.written = 0
         self.received_when_written = {}
-        self.written_at = {}
+        self.shown_at = {}
         # The other end stopped reading: what is posted is dropped.
         self.unread = False
         # Whether reads return at once rather than wait (see _before_read).
@@ -1234,6 +1236,8 @@ class Channel:
         still waiting in the pipe, answers no frame this write completes (see receive)."""
         while self.outgoing:
             came = self.received + self._unread()
+            # Taken before the write: none of its bytes can be seen sooner.
+            began = time.monotonic()
             try:
                 count = os.writev(self.write_fd, list(itertools.islice(self.outgoing, _WRITTEN_TOGETHER)))
             except BlockingIOError:
@@ -1242,16 +1246,18 @@ class Channel:
                 self.unread = True
                 self.outgoing.clear()
                 return
-            now = time.monotonic()
             while count:
                 head = self.outgoing[0]
+                # A frame is shown from its first byte on, not once written whole: the
+                # other end can read the head of a call whose tail the pipe has no room
+                # for yet (or that it leaves unread to keep it out), and begin on it.
+                self.shown_at.setdefault(self.written, began)
                 if count < len(head):
                     self.outgoing[0] = head[count:]
                     return
                 count -= len(head)
                 self.outgoing.popleft()
                 self.received_when_written[self.written] = came
-                self.written_at[self.written] = now
                 self.written += 1
 
     def _unread(self):
@@ -1274,7 +1280,7 @@ class Channel:
                 return None
             if self.received - len(self.buffer) < self.received_when_written.pop(after):
                 raise Malformed(_EARLY)
-            self.last_written = self.written_at.pop(after)
+            self.last_shown = self.shown_at.pop(after)
         if len(self.buffer) < 4 and not self._fill(4, deadline):
             return None
         (size,) = _LENGTH.unpack_from(self.buffer)

@@ -181,6 +181,45 @@ fn a_slow_input_worked_on_ahead_in_a_thread_times_out() {
     assert_eq!(phase["failure"]["input"], 40, "{result}");
 }
 
+/// An EvalPlus problem, `double(n, pad)`, whose base inputs are each n from 0 to 59 with a
+/// list of 3,000 ints: each call's frame is about 15 KB, far more than a pipe of one page.
+fn padded_problems(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("problems.jsonl");
+    let pad: Vec<u64> = (0..3000).collect();
+    let base: Vec<Value> = (0..60).map(|n| json!([n, pad])).collect();
+    write_jsonl(
+        &path,
+        &[json!({
+            "task_id": "HumanEval/951", "prompt": "def double(n: int, pad: list):\n    \"\"\"Return 2 * n.\"\"\"\n",
+            "entry_point": "double", "canonical_solution": "    return 2 * n\n", "test": "", "contract": "",
+            "atol": 0, "base_input": base, "plus_input": [[100, [1]]],
+        })],
+    );
+    path
+}
+
+/// Guards against a slow input passing on time borrowed from the call before it, seen by
+/// the first bytes of its call: each input was charged from when its call was written
+/// whole, so a candidate that shrank its end of the pipe to one page (F_SETPIPE_SZ) read
+/// the head of the next call while the judge still held its tail, started that input in a
+/// thread, and held back the answer before it (within its limit): the tail, and so the
+/// charge, came only when it next read, and an input of 1.5 s passed under a limit of 1 s.
+/// Charged from when the first byte of its call was written, that answer is late; the
+/// phase is judged again one call at a time, and input 40 times out.
+#[test]
+fn a_slow_input_begun_from_the_head_of_its_call_times_out() {
+    let completion = "    import fcntl, gc, os, threading, time\n    state = globals()\n    if 'channel' not in state:\n        fcntl.fcntl(3, 1031, 4096)\n        state['channel'] = [o for o in gc.get_objects() if type(o).__name__ == 'Channel'][0]\n    if n == 40:\n        if 'ahead' in state:\n            state['ahead'].join()\n            return state['answer']\n        time.sleep(1.5)\n        return 80\n    if 'ahead' not in state:\n        channel = state['channel']\n        os.set_blocking(3, False)\n        try:\n            while len(channel.buffer) < 16:\n                chunk = os.read(3, 16 - len(channel.buffer))\n                if not chunk:\n                    break\n                channel.buffer = bytes(channel.buffer) + chunk\n                channel._arrived(len(chunk))\n        except BlockingIOError:\n            pass\n        os.set_blocking(3, True)\n        if bytes(channel.buffer)[4:16] == b'M\\x00\\x5b\\x02\\x00\\x00\\x00\\x69\\x28\\x00\\x00\\x00':\n            def work():\n                time.sleep(1.5)\n                state['answer'] = 80\n            state['ahead'] = threading.Thread(target=work)\n            state['ahead'].start()\n            time.sleep(0.8)\n    return 2 * n\n";
+    let dir = tempfile::tempdir().unwrap();
+    let samples = [json!({"task_id": "HumanEval/951", "completion": completion})];
+    let results =
+        evaluate_set(dir.path(), &padded_problems(dir.path()), &samples, &["--jobs", "1", "--timeout", "60"]).1;
+    let result = &results[0];
+    assert_eq!(result["status"], "timeout", "{result}");
+    let phase = &result["phases"][0];
+    assert_eq!(phase["one_at_a_time"], true, "{result}");
+    assert_eq!(phase["failure"]["input"], 40, "{result}");
+}
+
 /// Calls do go ahead, so that the test above tries what it says: at input 30 the
 /// candidate finds a later call already in its buffer or its pipe.
 #[test]
