@@ -155,6 +155,9 @@ def serve(source, entry_point, channel):
 # A "timed" call is the canonical solution's, which reports each call's time.
 MARSHALLED_CALL, MARSHALLED_TIMED_CALL = b"M"[0], b"T"[0]
 MARSHALLED_CALLS = (MARSHALLED_CALL, MARSHALLED_TIMED_CALL)
+# What a frame from the judge may begin with, however long: a message, or a call of
+# marshal data, whose arguments may take more than a mebibyte.
+JUDGES_HEADS = (wire.MESSAGE_HEAD, *MARSHALLED_CALLS)
 
 
 def _marshalled_call(channel, payload, function):

@@ -230,7 +230,8 @@ def _serve(source, entry_point):
     """The judged candidate's run: answers the judge's calls, then ends (0 once the judge
     hung up, 1 if serving failed). Never returns."""
     try:
-        candidate.serve(source, entry_point, wire.Channel(candidate.CHANNEL_IN, candidate.CHANNEL_OUT))
+        channel = wire.Channel(candidate.CHANNEL_IN, candidate.CHANNEL_OUT, large_heads=candidate.JUDGES_HEADS)
+        candidate.serve(source, entry_point, channel)
     except BaseException:
         os._exit(1)
     os._exit(0)

@@ -727,6 +727,8 @@ STREAMED = b"U\x00\x00\x00\x01S\x00\x00\x00\x08streamed"
 PART_MORE, PART_WHOLE, PART_GIVEN_UP = b"+", b".", b"!"
 _L, _U, _E, _Z, _M = b"LUEZM"
 _K, _O, _Y, _Q, _P, _R, _X, _W, _A, _G, _J, _V, _H, _h = b"KOYQPRXWAGJVHh"
+# How a message, a tuple, begins.
+MESSAGE_HEAD = _U
 _CONTAINERS = frozenset((_L, _U, _E, _Z, _M, _K, _O, _Y, _Q, _P))
 _unpack_length = _LENGTH.unpack_from
 _unpack_float = _FLOAT.unpack_from
@@ -1160,12 +1162,14 @@ class Channel:
     as the pipe takes them, while it waits, never in a write that blocks, so neither end
     can be left writing to the other while the other writes too (see calls.py)."""
 
-    def __init__(self, read_fd, write_fd, budget=None):
+    def __init__(self, read_fd, write_fd, budget=None, large_heads=(MESSAGE_HEAD,)):
         self.read_fd = read_fd
         self.write_fd = write_fd
         # The most memory a value received may take to build (see decode): a frame
         # longer than that is refused before it is read.
         self.budget = budget
+        # The first bytes a frame longer than _LARGE_FRAME may begin with (see receive).
+        self.large_heads = large_heads
         self.buffer = b""
         # The payload last received, when the read that brought its last byte was made
         # (time.monotonic()), and when the first byte of the frame it answers was
@@ -1287,11 +1291,12 @@ class Channel:
         if self.budget is not None and size > self.budget:
             raise TooLarge(self.budget)
         if size > _LARGE_FRAME:
-            # Every message is a tuple: bytes that say otherwise are refused before the
-            # reader waits for gigabytes that may never come.
+            # Every message is a tuple (or, from the judge, a call of marshal data): bytes
+            # that say otherwise are refused before the reader waits for gigabytes that
+            # may never come.
             if len(self.buffer) < 5 and not self._fill(5, deadline):
                 raise Malformed("a frame cut short")
-            if self.buffer[4] != _U:
+            if self.buffer[4] not in self.large_heads:
                 raise Malformed(f"a frame of {size} bytes that is not a message")
         if len(self.buffer) < 4 + size and not self._fill(4 + size, deadline):
             raise Malformed("a frame cut short")

@@ -321,3 +321,31 @@ fn numpy_answers_cross_to_a_suite_of_calls() {
     assert_eq!(passed(&results), [true, true, false], "{results:#?}");
     assert!(results[2]["detail"].as_str().unwrap().contains("returned array"), "{}", results[2]);
 }
+
+/// Guards calls whose arguments cross as marshal data and take more than a mebibyte: the
+/// candidate's side refused every frame that long that was not a message (a tuple), as
+/// the judge refuses a candidate's, so the canonical solution's process ended at such a
+/// call, the problem had no expected outputs (`unjudgeable`) and no candidate could pass.
+#[test]
+fn a_call_of_more_than_a_mebibyte_of_plain_arguments_crosses() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = dir.path().join("problems.jsonl");
+    let large: Vec<u64> = (0..300_000).collect();
+    write_jsonl(
+        &problems,
+        &[json!({
+            "task_id": "HumanEval/952", "prompt": "def total(xs: list):\n    \"\"\"The sum of xs.\"\"\"\n",
+            "entry_point": "total", "canonical_solution": "    return sum(xs)\n", "test": "", "contract": "",
+            "atol": 0, "base_input": [[[1, 2]], [large]], "plus_input": [[[3]]],
+        })],
+    );
+    let samples = [
+        json!({"task_id": "HumanEval/952", "completion": "    return sum(xs)\n"}),
+        json!({"task_id": "HumanEval/952", "completion": "    return sum(xs) if len(xs) < 10 else 0\n"}),
+    ];
+    let (_, results) =
+        passk_tests::evaluate_set(dir.path(), &problems, &samples, &["--jobs", "1", "--timeout", "60", "--no-dedup"]);
+    assert_eq!(results[0]["status"], "passed", "{}", results[0]);
+    assert_eq!(results[1]["status"], "failed", "{}", results[1]);
+    assert_eq!(results[1]["phases"][0]["failure"]["input"], 1, "{}", results[1]);
+}
