@@ -241,14 +241,19 @@ def _shown(value):
 
 
 class _Tally:
-    def __init__(self, phase, seal, one_at_a_time):
+    def __init__(self, phase, seal, ahead_run):
         self.phase = phase
         self.seal = seal
-        self.one_at_a_time = one_at_a_time
+        # Where the phase is judged again one call at a time, what the run with calls
+        # sent ahead found wrong (see judge_phase).
+        self.ahead_run = ahead_run
+        self.failed_ahead = frozenset(ahead_run["failed"]) if ahead_run is not None else frozenset()
         self.passed = 0
         self.run = 0
         self.failure = None
         self.first_detail = ""
+        # The inputs failed, in order.
+        self.failed = []
 
     def extra(self):
         extra = {"phase": self.phase.name, "passed": self.passed, "run": self.run, "total": self.phase.count}
@@ -257,7 +262,7 @@ class _Tally:
         if self.phase.record:
             # How many outputs went to the harness, which waits for as many.
             extra["recorded"] = self.passed
-        if self.one_at_a_time:
+        if self.ahead_run is not None:
             extra["one_at_a_time"] = True
         return extra
 
@@ -268,6 +273,7 @@ class _Tally:
         """The detail of input `index`'s failure; the first failure is kept for the record,
         and what was expected of it (`expected()`, the value) is sealed for the harness
         (see harness_link.py)."""
+        self.failed.append(index)
         arguments = self.phase.inputs[index]
         detail = f"{self.where(index)}: {self.phase.entry_point}({_shown(arguments)[1:-1]}) {outcome}"
         if self.failure is None:
@@ -282,6 +288,24 @@ class _Tally:
                 self.failure["sealed"] = True
             self.first_detail = detail
         return detail
+
+    def passes(self, index, expected):
+        """Counts input `index` as passed, unless it failed when the phase was judged with
+        its calls sent ahead: that answer was given all the same, and only that run's times
+        were in doubt (`expected` as for `fail`)."""
+        if index not in self.failed_ahead:
+            self.passed += 1
+            return
+        ahead_run = self.ahead_run
+        outcome = ahead_run["outcome"] if index == ahead_run["failed"][0] else "failed"
+        self.fail(index, f"{outcome} when its calls were sent ahead", expected)
+
+    def judged_again(self):
+        """The Record of a run whose phase must be judged again one call at a time, with
+        what it found wrong for that run to keep (see judge_phase)."""
+        outcome = self.failure["outcome"] if self.failure is not None else None
+        return judge.Record(judge.RERUN, "", "", {**self.extra(), "ahead_run": {"failed": self.failed,
+                                                                                 "outcome": outcome}})
 
 
 def _record(tally, status, detail, result):
@@ -351,7 +375,7 @@ class _Ahead:
     SHARE = 1 / 8
     SHORTEST = 0.001
 
-    def __init__(self, phase, channel, one_at_a_time=False):
+    def __init__(self, phase, channel, one_at_a_time):
         self.phase = phase
         self.channel = channel
         if phase.record:
@@ -458,23 +482,30 @@ def _record_output(phase, channel, record, index, encoding):
     return None
 
 
-def judge_phase(phase, channel, seal, record=None, one_at_a_time=False):
+def judge_phase(phase, channel, seal, record=None, ahead_run=None):
     """Calls the candidate behind `channel` once per input; returns the Record of the
-    phase (status GONE if the candidate hung up, RERUN if it must be judged again
-    `one_at_a_time`). What the first failure expected goes to `seal(shown, suffix)`,
+    phase (status GONE if the candidate hung up, RERUN if it must be judged again one
+    call at a time). What the first failure expected goes to `seal(shown, suffix)`,
     never into the record; when the phase records, each output goes to
     `record(input, encoded, seconds, arguments)` as it comes, with the encoding of the
-    call's arguments."""
+    call's arguments.
+
+    A RERUN record's extra holds `ahead_run`, what that run found wrong before it stopped
+    (with --all-tests a failure does not end a phase): the inputs that failed, in order,
+    and the first's outcome. Given it, the phase is judged one call at a time, and those
+    inputs fail whatever they are answered now: a wrong answer is wrong however soon its
+    call was sent, and a candidate that found out (by the judge's time on a failure, say)
+    could otherwise answer otherwise when judged again."""
     sealed = []
-    result = _judge_phase(phase, channel, lambda *part: sealed.append(part), record, one_at_a_time)
+    result = _judge_phase(phase, channel, lambda *part: sealed.append(part), record, ahead_run)
     if result.status != judge.RERUN:
         for part in sealed:
             seal(*part)
     return result
 
 
-def _judge_phase(phase, channel, seal, record, one_at_a_time):
-    tally = _Tally(phase, seal, one_at_a_time)
+def _judge_phase(phase, channel, seal, record, ahead_run):
+    tally = _Tally(phase, seal, ahead_run)
     try:
         first = channel.receive()
     except wire.TooLarge as error:
@@ -498,7 +529,7 @@ def _judge_phase(phase, channel, seal, record, one_at_a_time):
         return _record(tally, "failed", f"NameError: {message}", f"failed: {message}")
     comparison = phase.comparison()
     same_bytes = _same_bytes(phase, comparison, channel.budget)
-    ahead = _Ahead(phase, channel, one_at_a_time)
+    ahead = _Ahead(phase, channel, ahead_run is not None)
     # When the answer before came: the candidate could not begin a call before then.
     answered_at = None
     for index in range(phase.count):
@@ -533,7 +564,7 @@ def _judge_phase(phase, channel, seal, record, one_at_a_time):
             # could first see any of it: whether it took that long itself or waited behind
             # the calls before it (or worked on it ahead, in a thread), only a run with no
             # call ahead can tell.
-            return _record(tally, judge.RERUN, "", "")
+            return tally.judged_again()
         if phase.record and _returned(raw) is not None:
             # Recorded as it came, never decoded: the canonical solution's process encoded
             # it as this judge decodes, and an answer of a gigabyte is never built here.
@@ -543,7 +574,7 @@ def _judge_phase(phase, channel, seal, record, one_at_a_time):
             tally.passed += 1
             continue
         if same_bytes is not None and same_bytes(index, raw):
-            tally.passed += 1
+            tally.passes(index, lambda: phase.expected.value(index, channel.budget))
             continue
         try:
             answer = wire.decode(raw, channel.budget)
@@ -583,7 +614,7 @@ def _judge_phase(phase, channel, seal, record, one_at_a_time):
                 comparison.judged_unseen(phase.expected.is_floats(index, channel.budget))
         arguments = phase.inputs[index] if comparison.reads_arguments else None
         if expected is not _TOO_LARGE and comparison.matches(arguments, got, expected):
-            tally.passed += 1
+            tally.passes(index, lambda: phase.expected.value(index, channel.budget))
             continue
         detail = tally.fail(index, f"returned {_shown(got)}",
                             lambda: phase.expected.value(index, channel.budget))

@@ -121,7 +121,7 @@ def _lost(error):
 
 
 def _judge_calls(link, problem, channel):
-    _, seq, suite_id, index, one_at_a_time = problem
+    _, seq, suite_id, index, ahead_run = problem
     try:
         phase = link.suite(seq, suite_id).phase(index)
     except Lost as error:
@@ -132,7 +132,7 @@ def _judge_calls(link, problem, channel):
         return calls.judge_phase(phase, channel, lambda expected, suffix: link.seal(seq, index, expected, suffix),
                                  lambda at, output, seconds, arguments: link.record(seq, index, at, output, seconds,
                                                                                     arguments),
-                                 one_at_a_time)
+                                 ahead_run)
     finally:
         # Before the record goes to the driver: the harness waits for every output.
         link.flush_recorded()

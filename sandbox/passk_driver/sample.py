@@ -601,12 +601,14 @@ def _run_calls(request, context, cap):
     verdict = None
     for index, phase in enumerate(suite["phases"]):
         prepared = time.monotonic() + PREPARE_LIMIT
-        context.judge.prepare(context, request, ("calls", seq, suite_id, index, False), prepared)
-        execution = _execute_phase(request, context, cap, suite, phase, ("calls", seq, suite_id, index, False))
+        context.judge.prepare(context, request, ("calls", seq, suite_id, index, None), prepared)
+        execution = _execute_phase(request, context, cap, suite, phase, ("calls", seq, suite_id, index, None))
         if execution is not None and execution.fields[0] == judge.RERUN:
             # Its answers' times could not be told apart from the calls sent ahead: the
-            # verdict of a run that sends none stands, and the first run counts for nothing.
-            execution = _execute_phase(request, context, cap, suite, phase, ("calls", seq, suite_id, index, True))
+            # verdict of a run that sends none stands, and of the first run only the
+            # inputs it found wrong count (see calls.judge_phase).
+            ahead_run = execution.fields[3]["ahead_run"]
+            execution = _execute_phase(request, context, cap, suite, phase, ("calls", seq, suite_id, index, ahead_run))
         if execution is None:
             return None
         executions.append(execution)

@@ -230,6 +230,33 @@ fn a_candidate_sees_calls_ahead_of_the_answer_awaited() {
     assert_eq!(result["phases"][0]["failure"]["input"], 30, "{result}");
 }
 
+/// Guards against a wrong answer lost to the phase judged again: with --all-tests a failed
+/// input does not end the phase, so a candidate that answered wrongly while its calls went
+/// ahead, and then held back an answer past its limit after its call (within its limit of
+/// the answer before), had the phase judged again one call at a time, where it answered
+/// rightly; that run's pass stood. A candidate judged again finds the first run's record,
+/// which input it failed and what it answered, in the driver's frames, which its process
+/// inherits: it could so have a second try at each input it got wrong. Here it answers
+/// input 3 wrongly only where it finds later calls already come; judged again, it answers
+/// every input rightly, and input 3's wrong answer still fails the sample.
+#[test]
+fn a_wrong_answer_given_with_calls_ahead_stands_when_the_phase_is_judged_again() {
+    let completion = "    import gc, select, time\n    state = globals()\n    if n == 3:\n        time.sleep(0.3)\n        buffers = [bytes(o.buffer) for o in gc.get_objects() if type(o).__name__ == 'Channel']\n        if any(buffers) or select.select([3], [], [], 0)[0]:\n            state['ahead'] = True\n            return -1\n    if n == 4 and state.get('ahead'):\n        time.sleep(0.85)\n    return 2 * n\n";
+    let dir = tempfile::tempdir().unwrap();
+    let samples = [json!({"task_id": "HumanEval/950", "completion": completion})];
+    let results =
+        evaluate_set(dir.path(), &problems(dir.path()), &samples, &["--jobs", "1", "--timeout", "60", "--all-tests"]).1;
+    let result = &results[0];
+    assert_eq!(result["status"], "failed", "{result}");
+    let phase = &result["phases"][0];
+    assert_eq!(phase["one_at_a_time"], true, "{result}");
+    assert_eq!(phase["failure"]["input"], 3, "{result}");
+    assert!(phase["failure"]["outcome"].as_str().unwrap().starts_with("returned -1"), "{result}");
+    assert_eq!(phase["failure"]["expected"], "6", "{result}");
+    // Every other input passed, and each counts once.
+    assert_eq!(result["tests"], json!({"passed": INPUTS, "run": INPUTS + 1, "total": INPUTS + 1}), "{result}");
+}
+
 /// An honest candidate far slower than the canonical solution on every input (30 ms where
 /// it took microseconds) passes, and its calls go ahead only as far as its own pace keeps
 /// each within its limit: it is never judged a second time.
