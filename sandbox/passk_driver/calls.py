@@ -559,11 +559,13 @@ def _judge_phase(phase, channel, seal, record, ahead_run):
         begun = channel.last_shown if answered_at is None else max(channel.last_shown, answered_at)
         answered_at = channel.last_arrived
         ahead.answered(index, answered_at - begun)
-        if limit and not phase.record and answered_at - channel.last_shown > limit:
+        if limit and not phase.record and ahead.ahead > 1 and answered_at - channel.last_shown > limit:
             # Its call went ahead, and it came later than one limit after the candidate
             # could first see any of it: whether it took that long itself or waited behind
             # the calls before it (or worked on it ahead, in a thread), only a run with no
-            # call ahead can tell.
+            # call ahead can tell. (Where none goes ahead, each call is shown after its
+            # deadline was set, and only the judge's being put aside between a read and
+            # its time taken could make an answer seem so late: the deadline decides.)
             return tally.judged_again()
         if phase.record and _returned(raw) is not None:
             # Recorded as it came, never decoded: the canonical solution's process encoded
