@@ -276,3 +276,31 @@ fn a_candidate_that_turns_slow_part_way_is_judged_again_and_passes() {
     assert_eq!(result["passed"], true, "{result}");
     assert_eq!(result["phases"][0]["one_at_a_time"], true, "{result}");
 }
+
+/// Guards the harness's patience with a phase judged twice: it waited for a sample of calls
+/// as long as each phase's limit once, and margins, so a candidate that spent most of its
+/// phase's time loading (18 s of 21 s here) and then answered two calls sent together in
+/// 0.55 s each, each within its limit, was judged again, took that time twice, and the
+/// harness gave up on the worker as stuck: twice, then `infrastructure`, and the run
+/// reported no pass@k (a sample that would fail could so be left out). Given its phases'
+/// time twice over, it passes.
+#[test]
+fn a_candidate_judged_again_after_a_long_load_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("problems.jsonl");
+    let base: Vec<Value> = (0..20).map(|n| json!([n])).collect();
+    write_jsonl(
+        &path,
+        &[json!({
+            "task_id": "HumanEval/953", "prompt": "def double(n: int):\n    \"\"\"Return 2 * n.\"\"\"\n",
+            "entry_point": "double", "canonical_solution": "    return 2 * n\n", "test": "", "contract": "",
+            "atol": 0, "base_input": base, "plus_input": [[20]],
+        })],
+    );
+    let completion = "    import time\n    if n < 2:\n        time.sleep(0.55)\n    return 2 * n\nimport time as _time\n_time.sleep(18)\n";
+    let samples = [json!({"task_id": "HumanEval/953", "completion": completion})];
+    let results = evaluate_set(dir.path(), &path, &samples, &["--jobs", "1", "--timeout", "60", "--base-only"]).1;
+    let result = &results[0];
+    assert_eq!(result["status"], "passed", "{result}");
+    assert_eq!(result["phases"][0]["one_at_a_time"], true, "{result}");
+}

@@ -137,13 +137,17 @@ fn source(program: &Program, verdicts: VerdictMode) -> std::borrow::Cow<'_, str>
 /// How long a driver may take over a sample before it counts as stuck: the sample's own
 /// limit for each of its runs, and a margin.
 fn answer_limit(program: &Program, timeout: Duration) -> Duration {
-    let runs = match &program.problem().tests {
+    let (runs, tries) = match &program.problem().tests {
         Tests::Check(_) => return timeout + ANSWER_MARGIN,
-        Tests::Calls(suite) | Tests::Stdio(suite) => suite,
+        // A phase of calls whose answer came late after its call went ahead is judged
+        // again, one call at a time, with its whole limit (sandbox/passk_driver/calls.py):
+        // each phase may take its time twice.
+        Tests::Calls(suite) => (suite, 2),
+        Tests::Stdio(suite) => (suite, 1),
     };
     let each = runs.budget.unwrap_or(timeout * u32::try_from(runs.runs).unwrap_or(u32::MAX));
     // Every run also pays for its fork and clean-up.
-    each + RUN_MARGIN * u32::try_from(runs.runs).unwrap_or(u32::MAX) + ANSWER_MARGIN
+    (each + RUN_MARGIN * u32::try_from(runs.runs).unwrap_or(u32::MAX)).saturating_mul(tries) + ANSWER_MARGIN
 }
 
 /// Reads one message, a whole line; a driver that ends in the middle of one has died.
