@@ -333,12 +333,10 @@ def _same_bytes(phase, comparison, budget):
             or comparison.oracle is not None:
         return None
     equal_bytes, is_floats = phase.expected.equal_bytes, phase.expected.is_floats
-    prefix, start = _RETURN_PREFIX, len(_RETURN_PREFIX)
 
     def same(index, raw):
-        # Through a view: a streamed answer comes as a bytearray, which a slice would copy.
-        view = memoryview(raw)
-        if view[:start] != prefix or not equal_bytes(index, view[start:], budget):
+        returned = _returned(raw)
+        if returned is None or not equal_bytes(index, returned, budget):
             return False
         if comparison.atol == 0:
             comparison.judged_unseen(is_floats(index, budget))
@@ -384,6 +382,8 @@ class _Ahead:
             self.ahead = 1
         else:
             self.ahead = AHEAD
+        # Whether a candidate's calls go ahead, paced by its answers (see _in_time).
+        self.paced = not phase.record and self.ahead > 1
         # How far ahead calls go now: a candidate's window starts small and doubles with
         # each answer, so that its pace is known before many calls are out.
         self.window = self.ahead if phase.record else min(2, self.ahead)
@@ -421,7 +421,7 @@ class _Ahead:
             self.numbers[self.next] = self.channel.post(payload)
             self.sizes.append(len(payload))
             self.unanswered += len(payload)
-            if not self.phase.record and self.ahead > 1:
+            if self.paced:
                 self.expected += max(self.phase.times[self.next], self.SHORTEST)
                 self.large += self._large(self.next)
             self.next += 1
@@ -443,7 +443,7 @@ class _Ahead:
         """Input `index`'s call was answered, `took` seconds after the candidate could
         begin it: its bytes leave the window."""
         self.unanswered -= self.sizes.popleft()
-        if not self.phase.record and self.ahead > 1:
+        if self.paced:
             expected = max(self.phase.times[index], self.SHORTEST)
             self.expected -= expected
             self.large -= self._large(index)
@@ -559,7 +559,7 @@ def _judge_phase(phase, channel, seal, record, ahead_run):
         begun = channel.last_shown if answered_at is None else max(channel.last_shown, answered_at)
         answered_at = channel.last_arrived
         ahead.answered(index, answered_at - begun)
-        if limit and not phase.record and ahead.ahead > 1 and answered_at - channel.last_shown > limit:
+        if limit and ahead.paced and answered_at - channel.last_shown > limit:
             # Its call went ahead, and it came later than one limit after the candidate
             # could first see any of it: whether it took that long itself or waited behind
             # the calls before it (or worked on it ahead, in a thread), only a run with no
@@ -567,10 +567,11 @@ def _judge_phase(phase, channel, seal, record, ahead_run):
             # deadline was set, and only the judge's being put aside between a read and
             # its time taken could make an answer seem so late: the deadline decides.)
             return tally.judged_again()
-        if phase.record and _returned(raw) is not None:
+        returned = _returned(raw) if phase.record else None
+        if returned is not None:
             # Recorded as it came, never decoded: the canonical solution's process encoded
             # it as this judge decodes, and an answer of a gigabyte is never built here.
-            failure = _record_output(phase, channel, record, index, _returned(raw))
+            failure = _record_output(phase, channel, record, index, returned)
             if failure is not None:
                 return _record(tally, *failure.fields()[:3])
             tally.passed += 1

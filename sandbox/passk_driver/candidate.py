@@ -139,9 +139,9 @@ def serve(source, entry_point, channel):
         if payload is None:
             return
         if payload[0] in MARSHALLED_CALLS:
-            _marshalled_call(channel, payload, function)
-            continue
-        message = wire.decode(payload, handles=table)
+            message = (_MARSHALLED_KINDS[payload[0]], marshal.loads(payload[2:]), {}, VIEW_CODES[payload[1]])
+        else:
+            message = wire.decode(payload, handles=table)
         started = time.perf_counter()
         unequal = _send(channel, _answer(message, function, namespace, table))
         if message[0] == "timed-call":
@@ -158,26 +158,8 @@ MARSHALLED_CALLS = (MARSHALLED_CALL, MARSHALLED_TIMED_CALL)
 # What a frame from the judge may begin with, however long: a message, or a call of
 # marshal data, whose arguments may take more than a mebibyte.
 JUDGES_HEADS = (wire.MESSAGE_HEAD, *MARSHALLED_CALLS)
-
-
-def _marshalled_call(channel, payload, function):
-    """Answers a marshalled call (see MARSHALLED_CALL) with data alone, as `_answer`
-    answers a call."""
-    started = time.perf_counter()
-    try:
-        value = function(*marshal.loads(payload[2:]))
-        view = VIEW_CODES[payload[1]]
-        if view is not None:
-            value = VIEWS[view](value)
-    except BaseException as exc:
-        _flush()
-        answer = _exception_frame("call", exc)
-    else:
-        _flush()
-        answer = _Returned(value)
-    unequal = _send(channel, answer)
-    if payload[0] == MARSHALLED_TIMED_CALL:
-        _report(channel, started, unequal)
+# The message each stands for, answered as `_answer` answers it.
+_MARSHALLED_KINDS = {MARSHALLED_CALL: "call", MARSHALLED_TIMED_CALL: "timed-call"}
 
 
 # The frame that follows the answer to one of the canonical solution's calls: its tag,
