@@ -1,5 +1,6 @@
 //! Worker slots, each with a warm driver, fed from one queue.
 
+use std::os::unix::fs::DirBuilderExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -102,26 +103,43 @@ pub struct Pool {
 /// The pool's working directory: the driver script and the slots' directories. Removed
 /// on drop, or by the reaper if passk is killed first.
 #[derive(Debug)]
-struct Workdir(Option<tempfile::TempDir>);
+struct Workdir(PathBuf);
 
 impl Workdir {
+    /// Makes a new `passk-*` directory in the temporary directory. The reaper is told of
+    /// it before it exists, so that no instant is left in which a SIGKILL would leave it
+    /// behind with no one knowing of it.
     fn create() -> std::io::Result<Workdir> {
-        let dir = tempfile::Builder::new().prefix("passk-").tempdir()?;
-        reaper::watch(Left::Dir(dir.path().to_owned()));
-        Ok(Workdir(Some(dir)))
+        let parent = std::path::absolute(std::env::temp_dir())?;
+        let random = std::collections::hash_map::RandomState::new();
+        for attempt in 0u32..100 {
+            let name =
+                format!("passk-{:016x}", std::hash::BuildHasher::hash_one(&random, (std::process::id(), attempt)));
+            let path = parent.join(name);
+            reaper::watch(Left::Dir(path.clone()));
+            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => return Ok(Workdir(path)),
+                Err(error) => {
+                    // Someone else's: it must never be the reaper's to remove.
+                    reaper::release(Left::Dir(path));
+                    if error.kind() != std::io::ErrorKind::AlreadyExists {
+                        return Err(error);
+                    }
+                }
+            }
+        }
+        Err(std::io::Error::new(std::io::ErrorKind::AlreadyExists, "no unused name for a working directory"))
     }
 
     fn path(&self) -> &std::path::Path {
-        self.0.as_ref().expect("present until dropped").path()
+        &self.0
     }
 }
 
 impl Drop for Workdir {
     fn drop(&mut self) {
-        let Some(dir) = self.0.take() else { return };
-        let left = Left::Dir(dir.path().to_owned());
-        match dir.close() {
-            Ok(()) => reaper::release(left),
+        match std::fs::remove_dir_all(&self.0) {
+            Ok(()) => reaper::release(Left::Dir(self.0.clone())),
             Err(error) => tracing::debug!("cannot remove the pool's working directory: {error}"),
         }
     }

@@ -29,6 +29,8 @@ const GROUP_GRACE: Duration = Duration::from_millis(500);
 /// How long the reaper keeps killing what its control groups hold and trying to remove
 /// them.
 const GROUPS_LIMIT: Duration = Duration::from_millis(1000);
+/// How long the reaper keeps trying to remove the run's directories.
+const DIRS_LIMIT: Duration = Duration::from_millis(1000);
 const POLL: Duration = Duration::from_millis(10);
 
 /// Something of the run's that must not outlive passk.
@@ -175,8 +177,9 @@ impl Watched {
         for cgroup in cgroups.iter().rev() {
             empty_and_remove(cgroup, deadline);
         }
+        let deadline = Instant::now() + DIRS_LIMIT;
         for dir in dirs.iter().rev() {
-            let _ = std::fs::remove_dir_all(dir);
+            remove_dir(dir, deadline);
         }
     }
 }
@@ -257,6 +260,15 @@ fn empty_and_remove(root: &Path, deadline: Instant) {
         if Instant::now() >= deadline {
             return;
         }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// Removes `dir` and what it holds, again until `deadline` should it fail: an entry made
+/// while the removal walks the tree (by a process that is still dying) makes it fail
+/// with the directory still there.
+fn remove_dir(dir: &Path, deadline: Instant) {
+    while std::fs::remove_dir_all(dir).is_err() && dir.exists() && Instant::now() < deadline {
         std::thread::sleep(POLL);
     }
 }
