@@ -316,11 +316,12 @@ def _numbers_first(tag, encode_items):
     def encode_numbers(value, out, depth, handles):
         # A subclass's own __len__ is the candidate's code: it is never asked.
         if type(value) in (list, tuple) and len(value) >= _RUN:
-            encoded = _number_runs(value)
-            if encoded is not None:
+            runs = _number_runs(value)
+            if runs is not None:
+                encoded, may_hold_nan = runs
                 out += tag + _LENGTH.pack(len(value))
                 out += encoded
-                if type(out) is _Stream and not out.unequal and _may_hold_nan(value, encoded):
+                if may_hold_nan and type(out) is _Stream:
                     out.unequal = True
                 return
         encode_items(value, out, depth, handles)
@@ -330,52 +331,75 @@ def _numbers_first(tag, encode_items):
 
 def _number_runs(items):
     """The encoding of `items` if every one is a float or an int, in long runs of floats
-    and of ints; None otherwise."""
-    try:
-        kinds = bytes(map(_NUMBER_KINDS.__getitem__, map(type, items)))
-    except KeyError:
-        return None
-    runs = [run.span() for run in _RUNS.finditer(kinds)]
-    if len(runs) * _RUN > len(items):
+    and of ints, and whether a float among them may be a NaN (an infinity counts too);
+    None otherwise."""
+    runs = _runs_of_numbers(items)
+    if runs is None:
         return None
     out = bytearray()
-    for start, end in runs:
-        run = items[start:end]
+    may_hold_nan = False
+    for floats, start, end in runs:
+        run = items if end - start == len(items) else items[start:end]
         encoded = None
         if end - start >= _RUN:
-            encoded = _floats(run) if kinds[start] == _NUMBER_KINDS[float] else _ints(run)
+            if floats:
+                packed = _packed_floats(run)
+                may_hold_nan = may_hold_nan or _may_hold_nan(packed)
+                encoded = _columns(b"D", packed, 8, 8, len(run))
+            else:
+                encoded = _ints(run)
         if encoded is None:
             for item in run:
                 _encode(item, out, 0, None)
+            may_hold_nan = may_hold_nan or (floats and any(item != item for item in run))
         else:
             out += encoded
-    return out
+    return out, may_hold_nan
 
 
-_NUMBER_KINDS = {float: 1, int: 2}
-_RUNS = re.compile(rb"\x01+|\x02+")
+def _runs_of_numbers(items):
+    """`items` as runs of floats and of ints, `(floats, start, end)` each, if every one is
+    a float or an int (not a bool) and the runs are long (at least _RUN items on
+    average); None otherwise. Each step is a pass in C over the items' types."""
+    types = list(map(type, items))
+    count = len(types)
+    if types.count(float) + types.count(int) != count:
+        return None
+    runs = []
+    at = 0
+    while at < count:
+        kind = types[at]
+        try:
+            end = types.index(int if kind is float else float, at)
+        except ValueError:
+            end = count
+        runs.append((kind is float, at, end))
+        if len(runs) * _RUN > count:
+            return None
+        at = end
+    return runs
+
+
 # For each byte: whether it may be a big-endian double's first byte where its exponent is
 # all ones (a NaN or an infinity), or its second.
 _EXPONENT_FIRST = bytes(int(byte & 0x7F == 0x7F) for byte in range(256))
 _EXPONENT_SECOND = bytes(int(byte >= 0xF0) for byte in range(256))
 
 
-def _may_hold_nan(items, encoded):
-    """Whether numbers `items`, encoded by _number_runs as `encoded`, may hold a NaN: where
-    all are floats, told from their bytes a column at a time (an infinity counts too),
-    otherwise item by item."""
-    if len(encoded) == 9 * len(items) and encoded[::9].count(b"D") == len(items):
-        first = encoded[1::9].translate(_EXPONENT_FIRST)
-        second = encoded[2::9].translate(_EXPONENT_SECOND)
-        return bool(int.from_bytes(first, "big") & int.from_bytes(second, "big"))
-    return any(item != item for item in items)
+def _may_hold_nan(packed):
+    """Whether big-endian doubles `packed` may hold a NaN (an infinity counts too), told
+    from their bytes a column at a time."""
+    first = packed[0::8].translate(_EXPONENT_FIRST)
+    second = packed[1::8].translate(_EXPONENT_SECOND)
+    return bool(int.from_bytes(first, "big") & int.from_bytes(second, "big"))
 
 
-def _floats(items):
+def _packed_floats(items):
+    """Floats `items` as big-endian doubles, one after another."""
     values = array.array("d", items)
     if not _BIG_ENDIAN:
         values.byteswap()
-    return _columns(b"D", values.tobytes(), 8, 8, len(items))
+    return values.tobytes()
 
 
 def _ints(items):

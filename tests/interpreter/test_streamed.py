@@ -58,7 +58,10 @@ class Streamed(pipe_case.PipeCase):
         for value, unequal in ((["AGX"] * 100_000, False), ([0.5] * 100, False), ([0.5] * 99 + [nan], True),
                                ([1] * 20 + [nan] * 20, True), ([float("inf")] * 100, True), ({"k": [nan]}, True),
                                (complex(0, nan), True), (decimal.Decimal("1"), True), ((1, "G", b"X"), False),
-                               ([("a", nan)] * 100, True)):
+                               ([("a", nan)] * 100, True),
+                               # A NaN in a run of floats after a run of ints, long or short.
+                               ([1, 3] + [0.5] * 100 + [nan], True), ([1, 3] + [0.5] * 100, False),
+                               ([1] * 40 + [0.5, nan] + [2] * 40, True), ([1] * 40 + [0.5, 2.5] + [2] * 40, False)):
             with self.subTest(value=repr(value)[:40]):
                 read_fd, write_fd = os.pipe()
                 sender = os.fork()

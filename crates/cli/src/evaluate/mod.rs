@@ -317,8 +317,10 @@ impl Started {
             output_cap: OUTPUT_CAP,
             verdicts: options.verdicts,
         };
-        // The workers start while the problems' expected outputs are read or computed
-        // (and limits calibrated), which keeps the harness busy meanwhile.
+        // The workers start, on a task of their own, while the problems' expected outputs
+        // are read or computed (and limits calibrated): reading them from the cache never
+        // waits, so on this task the workers would start only once it was done.
+        let starting = tokio::spawn(Pool::start(pool_options.clone()));
         let preparing = async {
             if let Some(problems) = Arc::get_mut(&mut prepared.problems) {
                 expected::attach(problems, &options.set, pool_options.clone(), &options.cache_dir, interrupt).await?;
@@ -331,8 +333,8 @@ impl Started {
                 None => Ok(vec![None; prepared.problems.problems.len()]),
             }
         };
-        let (calibrated, pool) = tokio::join!(preparing, Pool::start(pool_options.clone()));
-        let pool = pool?;
+        let calibrated = preparing.await;
+        let pool = starting.await.expect("starting the workers does not panic")?;
         let calibrated = match calibrated {
             Ok(calibrated) => calibrated,
             Err(error) => {
