@@ -7,6 +7,10 @@ compares (`equal_bytes`); most answers are, and an answer that is not is decoded
 compared by value. What the judge learns of an output is kept for the samples that
 follow.
 
+A small output whose encoder saw that it equals a copy of itself (no NaN, numpy value or
+Decimal in it: see wire.send_streamed) is recorded after one byte that says so, so that
+no judge searches its bytes to tell again.
+
 An output whose encoding is larger than LARGE (HumanEval+'s of tens of megabytes, MBPP+'s
 Mbpp/255 of more than a gigabyte, whose objects no sample's memory holds) is recorded
 with what judging needs of it, so that the judge need not read it again (`stored`): its
@@ -27,6 +31,8 @@ LARGE = 1 << 20
 # A recorded large output begins with this byte; an encoding begins with its tag, a
 # letter, never this.
 _DIGESTED = 0x01
+# A small recorded output known to equal a copy of itself begins with this byte.
+_SELF_EQUAL_SMALL = 0x02
 _HEADER = struct.Struct(">BQ32sB")
 _SELF_EQUAL, _FLOATS, _COMPRESSED = 1, 2, 4
 _PIECE = 1 << 22
@@ -53,11 +59,14 @@ def _digest(encoding):
 
 def stored(encoding, budget=None, maybe_unequal=None):
     """What the harness keeps of an output, from its encoding (which may be a memoryview):
-    a small one as it is, a large one with what judging needs of it (see the module's
+    a small one as it is (after a byte that says it equals a copy of itself, where the
+    encoder saw so), a large one with what judging needs of it (see the module's
     docs); deciding that may take `budget` to decode it. `maybe_unequal`, where the
     encoder told it (see wire.send_streamed), says whether the value may be unequal to a
     copy of itself: where it may not, nothing is read to tell."""
     if len(encoding) <= LARGE:
+        if maybe_unequal is False:
+            return bytes([_SELF_EQUAL_SMALL]) + encoding
         return bytes(encoding)
     self_equal = True if maybe_unequal is False else _self_equal(encoding, budget)
     flags = (_SELF_EQUAL if self_equal else 0) | (_FLOATS if _is_floats(encoding, budget) else 0)
@@ -82,6 +91,10 @@ class _Output:
             if flags & _COMPRESSED:
                 self.data = _Compressed(self.data)
             self.self_equal, self.floats = bool(flags & _SELF_EQUAL), bool(flags & _FLOATS)
+        elif data[:1] == bytes([_SELF_EQUAL_SMALL]):
+            self.data = data[1:]
+            self.size = len(self.data)
+            self.self_equal, self.floats = True, None
         else:
             self.data, self.size = data, len(data)
             self.self_equal = self.floats = None

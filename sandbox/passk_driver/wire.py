@@ -128,6 +128,10 @@ def encode(value, handles=None):
     return bytes(out)
 
 
+# How many of a list's or tuple's items a miss of _Stream.repeated looks at to learn.
+_LEARNED_PER_MISS = 1024
+
+
 class _Stream(bytearray):
     """The encoding of a value as it is made, sent in parts once it outgrows STREAM_PART:
     the sender then never holds more than a part of it besides the value.
@@ -158,7 +162,17 @@ class _Stream(bytearray):
             return False
         if known == ():
             known = self.known = {}
+            # Strings also by their value, which finds them in half the time: a string
+            # equals only a string of the same characters, and so of the same encoding
+            # (ints and floats, where 1 == 1.0 == True, go by identity alone).
+            self.strings = {}
             self.kept = []
+        try:
+            self += b"".join(map(self.strings.__getitem__, iterate(items)))
+            self.hits += 1
+            return True
+        except (KeyError, TypeError):
+            pass
         try:
             self += b"".join(map(known.__getitem__, map(id, iterate(items))))
             self.hits += 1
@@ -170,7 +184,9 @@ class _Stream(bytearray):
             # Not an answer of repeated values: no more time spent looking.
             self.known = None
             return False
-        for item in itertools.islice(iterate(items), 64):
+        # Every item met is learned, not only the first few: in a list of combinations
+        # (Mbpp/255's 1.7 million tuples of 77 strings) a tuple's new string comes last.
+        for item in itertools.islice(iterate(items), _LEARNED_PER_MISS):
             if len(known) >= 4096:
                 break
             if type(item) in (str, int, float) and id(item) not in known:
@@ -179,6 +195,8 @@ class _Stream(bytearray):
                 if len(encoded) <= 64:
                     known[id(item)] = bytes(encoded)
                     self.kept.append(item)
+                    if type(item) is str:
+                        self.strings[item] = known[id(item)]
         return False
 
     def drain(self):
@@ -291,8 +309,7 @@ def _sequence(tag, base):
         out += tag + _LENGTH.pack(count)
         if type(out) is _Stream:
             if count < 8 or not out.repeated(value, iterate):
-                for item in iterate(value):
-                    _encode(item, out, depth + 1, handles)
+                _stream_items(iterate(value), out, depth, handles)
             if len(out) >= STREAM_PART:
                 out.drain()
             return
@@ -300,6 +317,28 @@ def _sequence(tag, base):
             _encode(item, out, depth + 1, handles)
 
     return encode_items
+
+
+def _stream_items(items, out, depth, handles):
+    """Encodes each of `items` into the stream `out`. A tuple of strings met before is
+    encoded here, without the calls that encode one tuple: an answer may be millions of
+    them (Mbpp/255's combinations), each encoded as the tuple's encoder would."""
+    # The strings met so far, by value (see _Stream.repeated), which fills as it goes.
+    strings = out.strings if type(out.known) is dict else None
+    for item in items:
+        if strings is not None and type(item) is tuple and len(item) >= 8:
+            try:
+                out += b"U" + _LENGTH.pack(len(item)) + b"".join(map(strings.__getitem__, item))
+            except (KeyError, TypeError):
+                pass
+            else:
+                out.hits += 1
+                if len(out) >= STREAM_PART:
+                    out.drain()
+                continue
+        _encode(item, out, depth + 1, handles)
+        if strings is not None and out.known is None:
+            strings = None
 
 
 # Lists and tuples of at least this many numbers are encoded and decoded a column of
@@ -361,6 +400,8 @@ def _runs_of_numbers(items):
     """`items` as runs of floats and of ints, `(floats, start, end)` each, if every one is
     a float or an int (not a bool) and the runs are long (at least _RUN items on
     average); None otherwise. Each step is a pass in C over the items' types."""
+    if type(items[0]) not in (float, int):
+        return None
     types = list(map(type, items))
     count = len(types)
     if types.count(float) + types.count(int) != count:

@@ -692,6 +692,7 @@ calls = {
     "userfaultfd": (0,), "io_uring_setup": (8, None), "ptrace": (16, 1, 0, 0), "process_vm_readv": (1, None, 0, None, 0, 0),
     "kexec_load": (0, 0, None, 0), "init_module": (None, 0, b""), "open_by_handle_at": (3, None, 0),
     "fsopen": (b"tmpfs", 0), "pidfd_getfd": (3, 0, 0), "sync": (), "clone": (CLONE_NEWUSER | CLONE_NEWNET | SIGCHLD, 0, 0, 0, 0),
+    "mincore": (None, 4096, None), "fadvise64": (0, 0, 0, 4), "readahead": (0, 0, 4096),
 }
 allowed = []
 for name, args in calls.items():
@@ -712,14 +713,14 @@ fn risky_call_numbers() -> Option<&'static str> {
             r#"{"unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161, "keyctl": 250,
     "add_key": 248, "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "io_uring_setup": 425, "ptrace": 101,
     "process_vm_readv": 310, "kexec_load": 246, "init_module": 175, "open_by_handle_at": 304, "fsopen": 430,
-    "pidfd_getfd": 438, "sync": 162, "clone": 56}"#,
+    "pidfd_getfd": 438, "sync": 162, "clone": 56, "mincore": 27, "fadvise64": 221, "readahead": 187}"#,
         )
     } else if cfg!(target_arch = "aarch64") {
         Some(
             r#"{"unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51, "keyctl": 219,
     "add_key": 217, "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "io_uring_setup": 425, "ptrace": 117,
     "process_vm_readv": 270, "kexec_load": 104, "init_module": 105, "open_by_handle_at": 265, "fsopen": 430,
-    "pidfd_getfd": 438, "sync": 81, "clone": 220}"#,
+    "pidfd_getfd": 438, "sync": 81, "clone": 220, "mincore": 232, "fadvise64": 223, "readahead": 213}"#,
         )
     } else {
         None
@@ -728,7 +729,9 @@ fn risky_call_numbers() -> Option<&'static str> {
 
 /// Guards the system-call filter's policy file: what Docker's default profile denies
 /// (namespaces, mounts, keyrings, bpf, perf_event_open, userfaultfd, ...) and what passk
-/// denies beyond it (io_uring, another process's descriptors, sync) fails with EPERM, in
+/// denies beyond it (io_uring, another process's descriptors, sync, and the page cache's
+/// residency and eviction, through which one sample could set bits for a later one to
+/// read: a red team's find) fails with EPERM, in
 /// the candidate and in what it execs, at every level that has the filter. The table
 /// says the filter is in force.
 #[test]

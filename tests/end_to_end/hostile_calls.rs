@@ -32,13 +32,19 @@ fn problems_solved_by(dir: &Path, canonical_solution: &str) -> std::path::PathBu
 }
 
 fn judged(completion: &str) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    let samples = [json!({"task_id": "HumanEval/950", "completion": completion})];
-    let results = evaluate_set(dir.path(), &problems(dir.path()), &samples, &["--jobs", "1", "--timeout", "60"]).1;
-    let result = results.into_iter().next().unwrap();
+    let result = judged_on(problems, "HumanEval/950", completion, &[]);
     // However it ended, it ended by its own input's limit, not the sample's.
     assert!(result["duration"].as_f64().unwrap() < 30.0, "{result}");
     result
+}
+
+/// The result of `completion` for problem `task_id` of the set `problems` writes, with
+/// one worker, a sample's limit of 60 s and `extra` arguments.
+fn judged_on(problems: fn(&Path) -> std::path::PathBuf, task_id: &str, completion: &str, extra: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = [json!({"task_id": task_id, "completion": completion})];
+    let args: Vec<&str> = ["--jobs", "1", "--timeout", "60"].iter().chain(extra).copied().collect();
+    evaluate_set(dir.path(), &problems(dir.path()), &samples, &args).1.into_iter().next().unwrap()
 }
 
 /// Python that makes `frames`: the frames of the answer `("return", value)` to each int of
@@ -209,11 +215,7 @@ fn padded_problems(dir: &Path) -> std::path::PathBuf {
 #[test]
 fn a_slow_input_begun_from_the_head_of_its_call_times_out() {
     let completion = "    import fcntl, gc, os, threading, time\n    state = globals()\n    if 'channel' not in state:\n        fcntl.fcntl(3, 1031, 4096)\n        state['channel'] = [o for o in gc.get_objects() if type(o).__name__ == 'Channel'][0]\n    if n == 40:\n        if 'ahead' in state:\n            state['ahead'].join()\n            return state['answer']\n        time.sleep(1.5)\n        return 80\n    if 'ahead' not in state:\n        channel = state['channel']\n        os.set_blocking(3, False)\n        try:\n            while len(channel.buffer) < 16:\n                chunk = os.read(3, 16 - len(channel.buffer))\n                if not chunk:\n                    break\n                channel.buffer = bytes(channel.buffer) + chunk\n                channel._arrived(len(chunk))\n        except BlockingIOError:\n            pass\n        os.set_blocking(3, True)\n        if bytes(channel.buffer)[4:16] == b'M\\x00\\x5b\\x02\\x00\\x00\\x00\\x69\\x28\\x00\\x00\\x00':\n            def work():\n                time.sleep(1.5)\n                state['answer'] = 80\n            state['ahead'] = threading.Thread(target=work)\n            state['ahead'].start()\n            time.sleep(0.8)\n    return 2 * n\n";
-    let dir = tempfile::tempdir().unwrap();
-    let samples = [json!({"task_id": "HumanEval/951", "completion": completion})];
-    let results =
-        evaluate_set(dir.path(), &padded_problems(dir.path()), &samples, &["--jobs", "1", "--timeout", "60"]).1;
-    let result = &results[0];
+    let result = &judged_on(padded_problems, "HumanEval/951", completion, &[]);
     assert_eq!(result["status"], "timeout", "{result}");
     let phase = &result["phases"][0];
     assert_eq!(phase["one_at_a_time"], true, "{result}");
@@ -242,11 +244,7 @@ fn a_candidate_sees_calls_ahead_of_the_answer_awaited() {
 #[test]
 fn a_wrong_answer_given_with_calls_ahead_stands_when_the_phase_is_judged_again() {
     let completion = "    import gc, select, time\n    state = globals()\n    if n == 3:\n        time.sleep(0.3)\n        buffers = [bytes(o.buffer) for o in gc.get_objects() if type(o).__name__ == 'Channel']\n        if any(buffers) or select.select([3], [], [], 0)[0]:\n            state['ahead'] = True\n            return -1\n    if n == 4 and state.get('ahead'):\n        time.sleep(0.85)\n    return 2 * n\n";
-    let dir = tempfile::tempdir().unwrap();
-    let samples = [json!({"task_id": "HumanEval/950", "completion": completion})];
-    let results =
-        evaluate_set(dir.path(), &problems(dir.path()), &samples, &["--jobs", "1", "--timeout", "60", "--all-tests"]).1;
-    let result = &results[0];
+    let result = &judged_on(problems, "HumanEval/950", completion, &["--all-tests"]);
     assert_eq!(result["status"], "failed", "{result}");
     let phase = &result["phases"][0];
     assert_eq!(phase["one_at_a_time"], true, "{result}");

@@ -12,6 +12,7 @@ import collections
 import decimal
 import fractions
 import json
+import itertools
 import marshal
 import os
 import sys
@@ -75,6 +76,32 @@ class Streamed(pipe_case.PipeCase):
                                  wire.encode(("return", value)))
                 os.close(read_fd)
                 self.assertEqual(os.waitstatus_to_exitcode(os.waitpid(sender, 0)[1]), 10 + unequal)
+
+    def test_tuples_of_strings_met_before_arrive_as_the_bytes_of_their_encoding(self):
+        # Encoded from the strings met before, by value and by identity (Mbpp/255's
+        # combinations, whose tuples' new strings come last), among ints, bools, floats,
+        # a subclass of str and unhashable items, which the values met must not stand for.
+        class Tag(str):
+            pass
+
+        colours = ["Dog", "Cat", "Bird", "Fish"]
+        combos = list(itertools.combinations_with_replacement(colours, 12))
+        mixed = [(1, True, 1.0, "Dog") * 3, ("Dog",) * 7 + (Tag("Cat"),), ("Dog",) * 7 + ([1],), ("Dog", 1) * 4]
+        for value in (combos, combos + mixed + combos, [(True,) * 9, (1,) * 9, (1.0,) * 9] * 30):
+            with self.subTest(value=repr(value[-1])[:40]):
+                read_fd, write_fd = os.pipe()
+                sender = os.fork()
+                if sender == 0:
+                    os.close(read_fd)
+                    wire.send_streamed(wire.Channel(-1, write_fd), ("return", value))
+                    os._exit(0)
+                os.close(write_fd)
+                receiving = wire.Channel(read_fd, -1, budget=1 << 30)
+                got = bytes(wire.whole_answer(receiving, receiving.receive()))
+                os.close(read_fd)
+                self.assertEqual(os.waitstatus_to_exitcode(os.waitpid(sender, 0)[1]), 0)
+                self.assertEqual(got, wire.encode(("return", value)))
+                self.assertEqual(repr(wire.decode(got)[1]), repr(value))
 
     def test_a_small_answer_is_one_frame(self):
         got = self.sent_by_child(lambda channel: wire.send_streamed(channel, ("return", [1, 2.5, "x"] * 9)))
@@ -263,6 +290,27 @@ class Kept(unittest.TestCase):
         self.assertEqual(kept.value(1, None), LARGE)
         with self.assertRaises(wire.TooLarge):
             kept.value(1, 1 << 20)
+
+    def test_a_small_output_its_encoder_saw_free_of_nans_is_never_searched_again(self):
+        # The byte before it says so; an output whose encoder said nothing, or saw that it
+        # may hold a NaN, is kept as it is and told from its bytes or its value.
+        searched = []
+        search = expected._maybe_self_unequal
+        expected._maybe_self_unequal = lambda encoding: searched.append(encoding) or search(encoding)
+        try:
+            for value, maybe_unequal, passes in ((["AGX", 1.5], False, True), (["AGX", 1.5], None, True),
+                                                 ([float("nan")], True, False), ([float("nan")], None, False)):
+                with self.subTest(value=value, maybe_unequal=maybe_unequal):
+                    searched.clear()
+                    encoding = wire.encode(value)
+                    record = expected.stored(encoding, None, maybe_unequal)
+                    self.assertEqual(record[1:] == encoding, maybe_unequal is False)
+                    kept = expected.ExpectedOutputs.recorded([record])
+                    self.assertEqual(kept.equal_bytes(0, encoding, None), passes)
+                    self.assertEqual(bool(searched), maybe_unequal is not False)
+                    self.assertEqual(repr(kept.value(0, None)), repr(value))
+        finally:
+            expected._maybe_self_unequal = search
 
     def test_an_answer_of_the_expected_bytes_passes_without_reading_the_recorded_encoding(self):
         # A large output is recorded with its digest: judging an answer of its very bytes

@@ -184,8 +184,9 @@ pub struct Recorded {
 
 /// The suite that judges candidates: each input's limit from the canonical solution's
 /// time, and its expected output.
-pub fn judging_suite(inputs: &EvalPlusInputs, recorded: &[Recorded], options: &SetOptions) -> Suite {
+pub fn judging_suite(inputs: &EvalPlusInputs, recorded: Vec<Recorded>, options: &SetOptions) -> Suite {
     let mut budget = 0.0;
+    let canonical_time: f64 = recorded.iter().flat_map(|phase| &phase.times).sum();
     let phases: Vec<Value> = inputs
         .phases(options.base_only)
         .into_iter()
@@ -210,13 +211,15 @@ pub fn judging_suite(inputs: &EvalPlusInputs, recorded: &[Recorded], options: &S
                 ", its limit (the larger of {} s and {} x the canonical solution's time)",
                 options.min_time_limit, options.time_limit_factor
             );
+            // Moved, not copied: a phase's outputs may be tens of megabytes.
+            let strings = |texts: Vec<String>| Value::Array(texts.into_iter().map(Value::String).collect());
             json!({
                 "name": name,
                 "inputs": phase.text,
                 "count": phase.count,
-                "expected": recorded.outputs,
+                "expected": strings(recorded.outputs),
                 "expected_form": "base64-each",
-                "arguments": recorded.arguments,
+                "arguments": strings(recorded.arguments),
                 "limits": limits,
                 "times": recorded.times,
                 "limit_rule": rule,
@@ -229,7 +232,6 @@ pub fn judging_suite(inputs: &EvalPlusInputs, recorded: &[Recorded], options: &S
     data.insert("record".into(), json!(false));
     data.insert("all".into(), json!(options.all_tests));
     data.insert("phases".into(), Value::Array(phases));
-    let canonical_time: f64 = recorded.iter().flat_map(|phase| &phase.times).sum();
     Suite::new(Value::Object(data), runs, Some(Duration::from_secs_f64(budget)))
         .with_expected_time(Duration::from_secs_f64(canonical_time))
 }

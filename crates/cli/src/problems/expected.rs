@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use passk_runner::{
-    CancellationToken, Candidate, Job, Pool, PoolOptions, ProblemCode, Program, Status, Tests, Verdict,
+    CancellationToken, Candidate, Job, Pool, PoolOptions, ProblemCode, Program, Status, Suite, Tests, Verdict,
 };
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -104,13 +105,22 @@ pub async fn attach(
         return Ok(());
     }
     let store = Store::new(cache_dir, &problems.sha256, &pool.interpreter.version);
+    // Read, and later made suites, on every CPU: a cached HumanEval+ is 140 MB of JSON,
+    // which the workers would otherwise wait for.
+    let cached: Vec<Option<Vec<Recorded>>> = tokio::task::block_in_place(|| {
+        problems
+            .problems
+            .par_iter()
+            .map(|problem| problem.evalplus.as_ref().and_then(|_| store.read(&problem.task_id)))
+            .collect()
+    });
     let mut recorded: HashMap<String, Vec<Recorded>> = HashMap::new();
     let mut missing = Vec::new();
-    for (index, problem) in problems.problems.iter().enumerate() {
+    for (index, (problem, cached)) in problems.problems.iter().zip(cached).enumerate() {
         if problem.evalplus.is_none() {
             continue;
         }
-        match store.read(&problem.task_id) {
+        match cached {
             Some(phases) => {
                 recorded.insert(problem.task_id.clone(), phases);
             }
@@ -130,18 +140,27 @@ pub async fn attach(
         );
         failed = compute(problems, &missing, options, pool, &store, &mut recorded, interrupt).await?;
     }
+    let outputs: Vec<Option<Vec<Recorded>>> =
+        problems.problems.iter().map(|problem| recorded.remove(&problem.task_id)).collect();
+    let suites: Vec<Option<Suite>> = tokio::task::block_in_place(|| {
+        problems
+            .problems
+            .par_iter()
+            .zip(outputs)
+            .map(|(problem, phases)| Some(judging_suite(problem.evalplus.as_ref()?, phases?, options)))
+            .collect()
+    });
     let mut failing = Vec::new();
-    for problem in &mut problems.problems {
-        let Some(inputs) = &problem.evalplus else { continue };
-        let suite = match recorded.get(&problem.task_id) {
-            Some(phases) => judging_suite(inputs, phases, options),
-            None => {
-                let why = failed.remove(&problem.task_id).unwrap_or_else(|| "it has no canonical solution".to_owned());
-                failing.push(format!("{} ({why})", problem.task_id));
-                let data = json!({"unjudgeable": format!("{NO_EXPECTED_OUTPUTS}: {why}"), "phases": []});
-                passk_runner::Suite::new(data, 1, None)
-            }
-        };
+    for (problem, suite) in problems.problems.iter_mut().zip(suites) {
+        if problem.evalplus.is_none() {
+            continue;
+        }
+        let suite = suite.unwrap_or_else(|| {
+            let why = failed.remove(&problem.task_id).unwrap_or_else(|| "it has no canonical solution".to_owned());
+            failing.push(format!("{} ({why})", problem.task_id));
+            let data = json!({"unjudgeable": format!("{NO_EXPECTED_OUTPUTS}: {why}"), "phases": []});
+            Suite::new(data, 1, None)
+        });
         let code = &problem.code;
         problem.code = Arc::new(ProblemCode {
             prompt: code.prompt.clone(),
