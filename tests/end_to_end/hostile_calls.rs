@@ -172,19 +172,30 @@ fn each_input_is_limited_by_the_canonical_solutions_own_time_on_it() {
 /// calls sent ahead and each input charged from when the judge was done with the answer
 /// before, a candidate started a later input in a thread as soon as its call came and held
 /// back the answers before it, each within its own limit (an input of 5 s passed under a
-/// limit of 1 s). Input 40 takes this candidate 1.5 s; it starts it in a thread the moment
-/// it finds the call in its own buffer, and holds back each answer before it for 0.5 s,
-/// within its limit as counted then, for the thread to finish. Charged from when their
-/// calls were written, those answers are late; the phase is judged again one call at a
-/// time, where no call can be seen early, and input 40 times out.
+/// limit of 1 s). Input 40 takes this candidate 1.5 s; it reads whatever calls have come
+/// into its own buffer and starts input 40 in a thread the moment it finds that call, then
+/// holds back each answer before it for 0.5 s, within its limit as counted then, for the
+/// thread to finish. Charged from when their calls were written, those answers are late;
+/// the phase is judged again one call at a time, where no call can be seen early, and
+/// input 40 times out. On a loaded machine the judge may send too few calls ahead for the
+/// candidate to see input 40's early (it then simply times out there, as the first
+/// assertions require every time); the attack is tried until it is made, three times at
+/// most.
 #[test]
 fn a_slow_input_worked_on_ahead_in_a_thread_times_out() {
-    let completion = "    import gc, threading, time\n    state = globals()\n    if n == 40:\n        if 'ahead' in state:\n            state['ahead'].join()\n            return state['answer']\n        time.sleep(1.5)\n        return 80\n    if 'ahead' not in state:\n        buffers = [bytes(o.buffer) for o in gc.get_objects() if type(o).__name__ == 'Channel']\n        if any(b'\\x5b\\x01\\x00\\x00\\x00\\x69\\x28\\x00\\x00\\x00' in buffer for buffer in buffers):\n            def work():\n                time.sleep(1.5)\n                state['answer'] = 80\n            state['ahead'] = threading.Thread(target=work)\n            state['ahead'].start()\n    if 'ahead' in state:\n        time.sleep(0.5)\n    return 2 * n\n";
-    let result = judged(completion);
-    assert_eq!(result["status"], "timeout", "{result}");
-    let phase = &result["phases"][0];
-    assert_eq!(phase["one_at_a_time"], true, "{result}");
-    assert_eq!(phase["failure"]["input"], 40, "{result}");
+    let completion = "    import gc, os, threading, time\n    state = globals()\n    if n == 40:\n        if 'ahead' in state:\n            state['ahead'].join()\n            return state['answer']\n        time.sleep(1.5)\n        return 80\n    if 'channel' not in state:\n        state['channel'] = [o for o in gc.get_objects() if type(o).__name__ == 'Channel'][0]\n    if 'ahead' not in state:\n        channel = state['channel']\n        os.set_blocking(3, False)\n        try:\n            chunk = os.read(3, 1 << 16)\n            channel.buffer = bytes(channel.buffer) + chunk\n            channel._arrived(len(chunk))\n        except BlockingIOError:\n            pass\n        os.set_blocking(3, True)\n        if b'\\x5b\\x01\\x00\\x00\\x00\\x69\\x28\\x00\\x00\\x00' in bytes(channel.buffer):\n            def work():\n                time.sleep(1.5)\n                state['answer'] = 80\n            state['ahead'] = threading.Thread(target=work)\n            state['ahead'].start()\n    if 'ahead' in state:\n        time.sleep(0.5)\n    return 2 * n\n";
+    let mut made = false;
+    for _ in 0..3 {
+        let result = judged(completion);
+        assert_eq!(result["status"], "timeout", "{result}");
+        let phase = &result["phases"][0];
+        assert_eq!(phase["failure"]["input"], 40, "{result}");
+        made = phase["one_at_a_time"] == true;
+        if made {
+            break;
+        }
+    }
+    assert!(made, "the candidate never saw input 40's call early in three tries");
 }
 
 /// An EvalPlus problem, `double(n, pad)`, whose base inputs are each n from 0 to 59 with a
