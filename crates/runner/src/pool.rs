@@ -111,24 +111,18 @@ impl Workdir {
     /// behind with no one knowing of it.
     fn create() -> std::io::Result<Workdir> {
         let parent = std::path::absolute(std::env::temp_dir())?;
-        let random = std::collections::hash_map::RandomState::new();
-        for attempt in 0u32..100 {
-            let name =
-                format!("passk-{:016x}", std::hash::BuildHasher::hash_one(&random, (std::process::id(), attempt)));
-            let path = parent.join(name);
-            reaper::watch(Left::Dir(path.clone()));
-            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-                Ok(()) => return Ok(Workdir(path)),
-                Err(error) => {
-                    // Someone else's: it must never be the reaper's to remove.
-                    reaper::release(Left::Dir(path));
-                    if error.kind() != std::io::ErrorKind::AlreadyExists {
-                        return Err(error);
-                    }
-                }
+        let made = tempfile::Builder::new().prefix("passk-").make_in(&parent, |path| {
+            reaper::watch(Left::Dir(path.to_owned()));
+            let made = std::fs::DirBuilder::new().mode(0o700).create(path);
+            if made.is_err() {
+                // Someone else's, or never made: it must never be the reaper's to remove.
+                reaper::release(Left::Dir(path.to_owned()));
             }
-        }
-        Err(std::io::Error::new(std::io::ErrorKind::AlreadyExists, "no unused name for a working directory"))
+            made
+        })?;
+        // Kept: a directory, which the file's own removal would not remove.
+        let ((), path) = made.keep().map_err(|error| error.error)?;
+        Ok(Workdir(path))
     }
 
     fn path(&self) -> &std::path::Path {

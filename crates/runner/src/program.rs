@@ -119,29 +119,15 @@ const DRIVER_PHASE_FIELDS: [&str; 3] = ["name", "count", "timeout"];
 /// that no answer can be right, and the rest is counted, not kept.
 const OUTPUT_SLACK: usize = 1 << 20;
 
-/// A writer that hashes what is written to it.
-struct Hashing(sha2::Sha256);
-
-impl std::io::Write for Hashing {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        sha2::Digest::update(&mut self.0, bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 impl Suite {
     pub fn new(data: serde_json::Value, runs: usize, budget: Option<Duration>) -> Suite {
         use sha2::Digest;
         // Hashed as it is written: a suite may be tens of megabytes of JSON, which need
         // not be held to be hashed.
-        let mut hasher = std::io::BufWriter::with_capacity(1 << 16, Hashing(sha2::Sha256::new()));
+        let mut hasher = std::io::BufWriter::with_capacity(1 << 16, sha2::Sha256::new());
         serde_json::to_writer(&mut hasher, &data).expect("a JSON value always serializes");
         let hasher = hasher.into_inner().map_err(|_| ()).expect("hashing never fails");
-        let id = format!("{:x}", hasher.0.finalize());
+        let id = format!("{:x}", hasher.finalize());
         let driver_part = driver_part(&data);
         Suite { id, data, driver_part, runs, budget, expected_time: None }
     }
