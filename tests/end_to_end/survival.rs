@@ -984,14 +984,24 @@ fn reaper_of(run: &Child) -> Option<libc::pid_t> {
 
 /// Guards against control groups piling up on the host: a run killed outright together
 /// with its reaper (by the kernel's out-of-memory killer, say) cannot remove its own,
-/// and the next run removes them.
+/// and the next run removes them. The killed run's working directory is left too, in a
+/// TMPDIR of the test's own, which the test removes (in /tmp, every run of the suite left
+/// one there).
 #[test]
 fn the_control_groups_of_a_killed_run_are_removed_by_the_next() {
     let dir = tempfile::tempdir().unwrap();
     let samples = dir.path().join("samples.jsonl");
     write_jsonl(&samples, &slow_honest_samples(4, 0.05));
     let results = dir.path().join("results.jsonl");
-    let mut run = spawn(evaluate_command(&samples, &results, &[]));
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    // The slots' own users must reach the working directories below it.
+    for open in [dir.path(), tmp.as_path()] {
+        std::fs::set_permissions(open, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    let mut killed = evaluate_command(&samples, &results, &[]);
+    killed.env("TMPDIR", &tmp);
+    let mut run = spawn(killed);
     wait_for_lines(&results, 1);
     let group = run_group(run.id()).filter(|group| group.exists());
     let reaper = reaper_of(&run).expect("a run with workers has a reaper");
