@@ -13,6 +13,7 @@ In in-process mode a sample is one process that runs candidate and tests togethe
 proves its tests returned with a token-carrying record (see candidate.py).
 """
 
+import fcntl
 import gc
 import os
 import select
@@ -246,6 +247,7 @@ def _start_judged(request, context, scratch, cap, problem, entry_point):
     err_r, err_w = os.pipe()
     to_candidate_r, to_candidate_w = os.pipe()
     to_judge_r, to_judge_w = os.pipe()
+    _widen(to_judge_w)
     judge_process.ask(problem, (to_judge_r, to_candidate_w))
     os.close(to_judge_r)
     os.close(to_candidate_w)
@@ -255,6 +257,16 @@ def _start_judged(request, context, scratch, cap, problem, entry_point):
     for fd in (out_w, err_w, to_candidate_r, to_judge_w):
         os.close(fd)
     return Processes(Child(candidate_pid), out_r, err_r, judge_process.control.fileno(), b"", cap, judge_process)
+
+
+def _widen(pipe):
+    """Lets `pipe` hold a part of a streamed answer whole (wire.STREAM_PART), where the
+    host allows: through the default 64 KiB, an answer of a gigabyte (Mbpp/255's) wakes
+    its reader, and switches the two processes, sixteen times per part."""
+    try:
+        fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, wire.STREAM_PART)
+    except OSError:
+        pass
 
 
 def _start_script(request, context, scratch, cap, stdin, exit_compared):

@@ -1196,7 +1196,9 @@ def whole_answer(channel, first, deadline=None):
             return None
         marker = bytes(part[:1])
         if marker == PART_MORE:
-            whole += part[1:]
+            # A view: slicing a part (bytes, where it came with the next one's start) would
+            # copy its megabyte first.
+            whole += memoryview(part)[1:]
             if channel.budget is not None and len(whole) > channel.budget:
                 raise TooLarge(channel.budget)
         elif marker == PART_WHOLE and len(part) == 1:

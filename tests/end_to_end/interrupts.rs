@@ -384,6 +384,45 @@ fn slow_problem(dir: &Path, name: &str, evalplus: bool) -> (PathBuf, PathBuf) {
     (problems, samples)
 }
 
+/// Guards the first run of EvalPlus's sets against waiting for its slowest canonical
+/// solution: expected outputs were computed on a pool of their own, every problem's
+/// before any sample was judged, so one worker idled while the other recorded the
+/// slowest (MBPP+'s Mbpp/599, 20 s). Now a problem's sample is judged as soon as its own
+/// outputs are recorded, on the same workers, while another problem's are still being
+/// computed; interrupted then, the run says so, and keeps the verdict.
+#[test]
+fn a_problems_samples_are_judged_while_another_problems_outputs_are_computed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (slow_problems, _) = slow_problem(dir.path(), "slow", true);
+    let slow = read_jsonl(&slow_problems).remove(0);
+    let mut quick = slow.clone();
+    quick["task_id"] = json!("HumanEval/951");
+    quick["canonical_solution"] = json!("    return n\n");
+    let problems = dir.path().join("problems.jsonl");
+    write_jsonl(&problems, &[slow, quick]);
+    let samples = dir.path().join("samples.jsonl");
+    let sample = |task_id: &str| json!({"task_id": task_id, "completion": "    return n\n"});
+    write_jsonl(&samples, &[sample("HumanEval/950"), sample("HumanEval/951")]);
+    let (results, cache) = (dir.path().join("results.jsonl"), dir.path().join("cache"));
+    let mut command = passk(["evaluate"]);
+    command.arg(&samples).arg("--problems").arg(&problems).args(["--k", "1", "--jobs", "2", "--results"]);
+    command.arg(&results).arg("--cache-dir").arg(&cache);
+    let mut run = Watched::start(command, dir.path(), None);
+    run.wait_until("the quick problem's sample was judged", |_| journal_samples(&results).contains(&1));
+    let cached = std::fs::read_dir(&cache)
+        .unwrap()
+        .flatten()
+        .flat_map(|folder| std::fs::read_dir(folder.path()).unwrap().flatten())
+        .filter(|file| file.path().extension().is_some_and(|extension| extension == "json"))
+        .count();
+    assert_eq!(cached, 1, "only the quick problem's outputs are computed yet");
+    run.signal(libc::SIGTERM);
+    let (status, stderr) = run.finish();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted while computing expected outputs: 1 of 2 samples have results"), "{stderr}");
+    assert_eq!(journal_samples(&results), BTreeSet::from([1]));
+}
+
 /// Guards issue 22's requirement that an interrupt in any phase stops passk cleanly: a
 /// signal other than Ctrl-C and SIGTERM, or one in a phase before the run itself
 /// (computing EvalPlus's expected outputs, `--calibrate`), ended passk at once by the

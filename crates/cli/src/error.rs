@@ -91,8 +91,10 @@ impl From<passk_runner::InterpreterError> for CommandError {
 
 fn describe_stop(stopped: &Stopped) -> String {
     match stopped {
-        Stopped::Interrupted { done, total, partial } => format!(
-            "interrupted: {done} of {total} samples have results in {}; run the same command again, without --restart, to resume",
+        Stopped::Interrupted { done, total, partial, computing_expected } => format!(
+            "interrupted{}: {done} of {total} samples have results in {}; run the same command again, without --restart, \
+             to resume",
+            if *computing_expected { " while computing expected outputs" } else { "" },
             partial.display()
         ),
         Stopped::Infrastructure { errors, cause, done, total, partial } => format!(

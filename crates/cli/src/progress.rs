@@ -7,7 +7,7 @@
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressState, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 
 use crate::say::say;
 
@@ -57,6 +57,20 @@ impl Progress {
             Shown::Bar(bar(phase, total, done))
         } else {
             Shown::Plain(Plain::new(phase, total, done, Instant::now()))
+        };
+        Progress { shown }
+    }
+
+    /// The progress of `phase` over `total` units, shown above `below`'s while both go
+    /// on: EvalPlus's expected outputs computed while samples are judged.
+    pub fn above(below: &Progress, phase: Phase, total: u64) -> Progress {
+        let shown = match &below.shown {
+            Shown::Bar(below) => {
+                let bars = MultiProgress::new();
+                bars.add(below.clone());
+                Shown::Bar(bars.insert(0, bar(phase, total, 0)))
+            }
+            Shown::Plain(_) => Shown::Plain(Plain::new(phase, total, 0, Instant::now())),
         };
         Progress { shown }
     }

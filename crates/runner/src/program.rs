@@ -208,13 +208,19 @@ impl Program {
             Candidate::Completion(completion) => format!("{}{completion}", problem.prompt),
             Candidate::Solution(solution) => solution.clone(),
         };
-        let judged = match &problem.tests {
-            Tests::Check(suite) => suite.check_setup().map(|setup| format!("{candidate}\n{setup}")),
-            Tests::Calls(suite) | Tests::Stdio(suite) => {
-                suite.preamble().map(|preamble| format!("{preamble}{candidate}"))
-            }
-        };
-        Program { problem: problem.clone(), candidate, judged }
+        Program { problem: problem.clone(), judged: judged(problem, &candidate), candidate }
+    }
+
+    /// The same candidate against other tests of its problem: `problem` differs from
+    /// the one this program was made for in its tests alone (EvalPlus's, whose expected
+    /// outputs were computed while the problem's samples waited).
+    pub fn retested(&self, problem: &Arc<ProblemCode>) -> Program {
+        debug_assert_eq!((&problem.prompt, &problem.entry_point), (&self.problem.prompt, &self.problem.entry_point));
+        Program {
+            problem: problem.clone(),
+            judged: judged(problem, &self.candidate),
+            candidate: self.candidate.clone(),
+        }
     }
 
     /// What the candidate's process runs: the prompt and completion, or the solution;
@@ -239,6 +245,15 @@ impl Program {
             }
             Tests::Calls(_) | Tests::Stdio(_) => None,
         }
+    }
+}
+
+/// The candidate with the setup code or preamble its process runs in judge mode, where
+/// the tests have some.
+fn judged(problem: &ProblemCode, candidate: &str) -> Option<String> {
+    match &problem.tests {
+        Tests::Check(suite) => suite.check_setup().map(|setup| format!("{candidate}\n{setup}")),
+        Tests::Calls(suite) | Tests::Stdio(suite) => suite.preamble().map(|preamble| format!("{preamble}{candidate}")),
     }
 }
 

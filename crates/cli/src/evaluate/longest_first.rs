@@ -16,6 +16,12 @@ pub struct LongestFirst<T> {
     read: u64,
 }
 
+impl<T> Default for LongestFirst<T> {
+    fn default() -> LongestFirst<T> {
+        LongestFirst::new()
+    }
+}
+
 impl<T> LongestFirst<T> {
     pub fn new() -> LongestFirst<T> {
         LongestFirst { heap: BinaryHeap::new(), read: 0 }

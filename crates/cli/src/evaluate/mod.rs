@@ -2,8 +2,9 @@
 //!
 //! A run goes through four phases, each a type of its own: `Prepared` claims the results
 //! file and checks every input before anything runs; `Started` brings up the workers and
-//! the journal, resuming an interrupted run; `run` executes the samples, recording each
-//! verdict as it is decided; `Concluded` runs time-outs again if asked, writes the
+//! the journal, resuming an interrupted run, and attaches the expected outputs cached;
+//! `run` executes the samples, recording each verdict as it is decided, on the same
+//! workers that compute the expected outputs not cached (`recording`); `Concluded` runs time-outs again if asked, writes the
 //! results in the samples' order, and reports. The same command after a complete run
 //! runs nothing and reports the same numbers, but for samples left unjudgeable for want
 //! of expected outputs, which it runs again (`rerun`).
@@ -14,6 +15,7 @@ mod interrupt;
 mod journal;
 mod longest_first;
 mod prepare;
+mod recording;
 mod rerun;
 mod run;
 mod samples;
@@ -37,7 +39,8 @@ use crate::canonical;
 use crate::document;
 use crate::error::CommandError;
 use crate::input::InputError;
-use crate::problems::{expected, SetOptions};
+use crate::problems::expected::{self, Recordings};
+use crate::problems::SetOptions;
 use crate::provenance;
 use crate::report::{Coverage, Report, Subset, Tally};
 use crate::resume;
@@ -125,7 +128,13 @@ impl EvaluateOptions {
 #[derive(Debug)]
 pub enum Stopped {
     /// Ctrl-C or SIGTERM.
-    Interrupted { done: usize, total: usize, partial: PathBuf },
+    Interrupted {
+        done: usize,
+        total: usize,
+        partial: PathBuf,
+        /// Whether EvalPlus's expected outputs were still being computed.
+        computing_expected: bool,
+    },
     /// Samples got no verdict through faults of the machine.
     Infrastructure { errors: u64, cause: String, done: usize, total: usize, partial: PathBuf },
 }
@@ -157,8 +166,13 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         say!("warning: {hint}");
     }
     let started = Started::new(&options, prepared, earlier, &interrupt).await?;
-    let Started { prepared, pool, pool_options, machine, calibrated, journal, resumed } = started;
-    let ran = run::run(&options, &prepared, pool, journal, resumed.as_ref(), &calibrated, &interrupt).await;
+    let Started { mut prepared, pool, pool_options, machine, calibrated, journal, resumed, recordings } = started;
+    let mut ran =
+        run::run(&options, &prepared, pool, journal, resumed.as_ref(), &calibrated, recordings, &interrupt).await;
+    let problems = Arc::get_mut(&mut prepared.problems).expect("the run's tasks are over");
+    for (index, code) in std::mem::take(&mut ran.attached) {
+        problems.problems[index].code = code;
+    }
     let counts = ran.counts;
     let concluded = Concluded::new(&options, &prepared, ran, pool_options, &interrupt).await?;
     let resumed_from = resumed.as_ref().map_or(0, Recorded::decided);
@@ -288,6 +302,8 @@ struct Started {
     journal: Journal,
     /// What an interrupted run had decided.
     resumed: Option<Recorded>,
+    /// The expected outputs to compute on the workers, ahead of the samples.
+    recordings: Recordings,
 }
 
 impl Started {
@@ -321,16 +337,24 @@ impl Started {
         // are read or computed (and limits calibrated): reading them from the cache never
         // waits, so on this task the workers would start only once it was done.
         let starting = tokio::spawn(Pool::start(pool_options.clone()));
+        let mut recordings = None;
         let preparing = async {
-            if let Some(problems) = Arc::get_mut(&mut prepared.problems) {
-                expected::attach(problems, &options.set, pool_options.clone(), &options.cache_dir, interrupt).await?;
-            }
+            let problems = Arc::get_mut(&mut prepared.problems).expect("the problems are not shared yet");
+            let python = &pool_options.interpreter.version;
+            // Calibrating times every problem's canonical solution on its tests.
+            let only = options.calibrate.is_none().then_some(&prepared.covered);
+            let planned = Recordings::plan(problems, &options.set, &options.cache_dir, python, only);
             match options.calibrate {
+                // Which runs the tests, so they must all be known first.
                 Some(factor) => {
+                    expected::compute(planned, problems, pool_options.clone(), interrupt).await?;
                     let problems = &prepared.problems;
                     canonical::calibrate(pool_options.clone(), problems, options.timeout, factor, interrupt).await
                 }
-                None => Ok(vec![None; prepared.problems.problems.len()]),
+                None => {
+                    recordings = Some(planned);
+                    Ok(vec![None; prepared.problems.problems.len()])
+                }
             }
         };
         let calibrated = preparing.await;
@@ -373,7 +397,8 @@ impl Started {
             isolation,
             settings,
         };
-        Ok(Started { prepared, pool, pool_options, machine, calibrated, journal, resumed })
+        let recordings = recordings.unwrap_or_default();
+        Ok(Started { prepared, pool, pool_options, machine, calibrated, journal, resumed, recordings })
     }
 }
 
@@ -411,7 +436,12 @@ impl Concluded {
             partial: partial.clone(),
         };
         let mut stopped = if ending.interrupted {
-            Some(Stopped::Interrupted { done: decided, total, partial: partial.clone() })
+            Some(Stopped::Interrupted {
+                done: decided,
+                total,
+                partial: partial.clone(),
+                computing_expected: ending.computing_expected,
+            })
         } else if let Some(error) = ending.write_failure {
             Some(stop((total - decided) as u64, passk_runner::error_chain(&error), decided))
         } else if let Some(error) = ending.pool_fault {
@@ -438,7 +468,12 @@ impl Concluded {
                         raised.into_iter().map(|(at, floor)| (problems.problems[at].task_id.clone(), floor)).collect();
                 }
                 Err(CommandError::Interrupted { .. }) => {
-                    stopped = Some(Stopped::Interrupted { done: decided, total, partial: partial.clone() });
+                    stopped = Some(Stopped::Interrupted {
+                        done: decided,
+                        total,
+                        partial: partial.clone(),
+                        computing_expected: false,
+                    });
                 }
                 Err(error) => return Err(error),
             }
@@ -473,7 +508,12 @@ impl Concluded {
             let errors = tally.infrastructure_errors();
             if interrupt.is_cancelled() {
                 // The retries decided are kept; the rest run on resume.
-                stopped = Some(Stopped::Interrupted { done: recorded.decided(), total, partial: partial.clone() });
+                stopped = Some(Stopped::Interrupted {
+                    done: recorded.decided(),
+                    total,
+                    partial: partial.clone(),
+                    computing_expected: false,
+                });
             } else if errors > 0 {
                 let cause = "see the `infrastructure` lines of the results".into();
                 stopped = Some(stop(errors, cause, recorded.decided()));
@@ -496,7 +536,12 @@ impl Concluded {
             recorded = journal.read(total)?;
             tally = recorded.tally();
             if ended == fallback::Fallback::Interrupted {
-                stopped = Some(Stopped::Interrupted { done: recorded.decided(), total, partial: partial.clone() });
+                stopped = Some(Stopped::Interrupted {
+                    done: recorded.decided(),
+                    total,
+                    partial: partial.clone(),
+                    computing_expected: false,
+                });
             } else if tally.infrastructure_errors() > 0 {
                 let cause = "see the `infrastructure` lines of the results".into();
                 stopped = Some(stop(tally.infrastructure_errors(), cause, recorded.decided()));

@@ -1,25 +1,28 @@
 //! The run itself: samples go to the workers as they are read, and each verdict goes to
 //! the journal the moment it comes back. One task owns the state: it takes samples from
-//! the reader and verdicts from the pool in one `select!`, with the interrupt. It never
-//! waits on anything but that `select!`, so a verdict never waits in the channel for a
-//! sample to find room in the workers' queue. Whatever ends the loop, the pool is then
-//! stopped and every verdict it still sends, each decided before it stopped, recorded.
+//! the reader, verdicts from the pool and expected outputs attached (`recording`) in one
+//! `select!`, with the interrupt. It never waits on anything but that `select!`, so a
+//! verdict never waits in the channel for a sample to find room in the workers' queue.
+//! Whatever ends the loop, the pool is then stopped and every verdict it still sends,
+//! each decided before it stopped, recorded.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-use passk_runner::{CancellationToken, Job, Pool, PoolError, Program, Status, Verdict};
+use passk_runner::{CancellationToken, Job, Pool, PoolError, ProblemCode, Program, Status, Verdict};
 use tokio::sync::mpsc;
 
 use super::journal::{Journal, Recorded};
 use super::longest_first::LongestFirst;
 use super::prepare::Prepared;
+use super::recording::Recording;
 use super::samples::{self, Feed, Pending, SamplesFile};
 use super::EvaluateOptions;
 use crate::dedup::{Dedup, Key, Offer, Sample};
 use crate::error::CommandError;
 use crate::input::InputError;
+use crate::problems::expected::Recordings;
 use crate::problems::ProblemSet;
 use crate::progress::{Phase, Progress};
 use crate::retry::TimedOut;
@@ -29,7 +32,15 @@ use crate::retry::TimedOut;
 /// wide enough that the other workers go on through a slow sample's whole time limit.
 const READ_AHEAD: usize = 4096;
 
-/// What travels with a job.
+/// What a job runs: a sample, or a problem's canonical solution whose outputs its
+/// samples wait for (`recording`).
+#[derive(Debug)]
+enum Work {
+    Sample(Tag),
+    Record(usize),
+}
+
+/// What travels with a sample's job.
 #[derive(Debug)]
 struct Tag {
     sample: Sample,
@@ -43,6 +54,8 @@ struct Tag {
 #[derive(Debug)]
 pub struct Ending {
     pub interrupted: bool,
+    /// Whether expected outputs were still being computed when the run stopped.
+    pub computing_expected: bool,
     pub write_failure: Option<CommandError>,
     pub pool_fault: Option<PoolError>,
     pub fed: Result<(), InputError>,
@@ -55,6 +68,9 @@ pub struct Ran {
     pub timed_out: TimedOut,
     pub counts: Counts,
     pub ending: Ending,
+    /// The code of each problem whose expected outputs were attached during the run, by
+    /// position: the problem set is to be judged with it from now on.
+    pub attached: HashMap<usize, Arc<ProblemCode>>,
 }
 
 /// What this run did, as the summary's `run.executions` and `run.reused` say it.
@@ -119,7 +135,9 @@ impl Decisions {
 }
 
 /// Runs every sample `resumed` does not decide, on `pool`, recording verdicts in
-/// `journal`, until done or `interrupt` is cancelled.
+/// `journal`, until done or `interrupt` is cancelled; and first, on the same workers,
+/// the canonical solutions of `recordings`.
+#[allow(clippy::too_many_arguments)]
 pub async fn run(
     options: &EvaluateOptions,
     prepared: &Prepared,
@@ -127,6 +145,7 @@ pub async fn run(
     journal: Journal,
     resumed: Option<&Recorded>,
     calibrated: &[Option<Duration>],
+    recordings: Recordings,
     interrupt: &CancellationToken,
 ) -> Ran {
     let already = resumed.map_or(0, Recorded::decided);
@@ -159,10 +178,16 @@ pub async fn run(
         decided: 0,
         read: 0,
     };
+    let (mut recording, recording_jobs) = Recording::new(recordings, &state.progress);
     let mut job_tx = Some(job_tx);
     // The jobs that wait for room in the workers' queue.
-    let mut queued = LongestFirst::new();
+    let mut queued = Queue::default();
+    for (problem, program) in recording_jobs {
+        queued.recordings.push_back(Job { program, tag: Work::Record(problem), timeout: None });
+    }
     let mut all_read = false;
+    // Jobs handed to the pool whose verdicts have not come.
+    let mut handed_out = 0;
     let mut interrupted = false;
     let mut write_failure = None;
     while write_failure.is_none() {
@@ -172,33 +197,49 @@ pub async fn run(
                 interrupted = true;
                 break;
             }
-            verdict = verdict_rx.recv() => match verdict {
-                Some((tag, verdict)) => {
+            verdict = verdict_rx.recv() => match verdict.inspect(|_| handed_out -= 1) {
+                Some((Work::Sample(tag), verdict)) => {
                     if let Err(error) = state.decide(tag, verdict) {
                         write_failure = Some(error);
                     }
                 }
+                Some((Work::Record(problem), verdict)) => recording.recorded(&prepared.problems, problem, verdict),
                 None => break,
             },
-            // (A branch's future is made even when its condition is false.)
-            permit = async { job_tx.clone()?.reserve_owned().await.ok() }, if !queued.is_empty() => match permit {
-                Some(permit) => drop(permit.send(queued.pop().expect("a job waits"))),
-                // The pool stopped; its error is the one to report.
-                None => (job_tx, queued) = (None, LongestFirst::new()),
-            },
-            pending = pending_rx.recv(),
-                if !all_read && job_tx.is_some() && state.read - state.decided < READ_AHEAD => match pending {
-                Some(pending) => {
-                    let expected = prepared.problems.problems[pending.problem].code.tests.expected_time();
-                    match offer(&mut state, pending, calibrated) {
-                        Ok(job) => job.into_iter().for_each(|job| queued.push(expected, job)),
-                        Err(error) => write_failure = Some(error),
+            attached = recording.next_attached() => match attached {
+                Ok(attached) => {
+                    for pending in recording.attached(attached) {
+                        if let Err(error) = queue(&mut state, &mut queued, pending, calibrated) {
+                            write_failure = Some(error);
+                        }
                     }
                 }
-                None => all_read = true,
+                Err(error) => write_failure = Some(error),
             },
+            // (A branch's future is made even when its condition is false.)
+            permit = async { job_tx.clone()?.reserve_owned().await.ok() },
+                if !queued.is_empty() && recording.may_hand_out(handed_out, options.jobs) => match permit {
+                Some(permit) => {
+                    handed_out += 1;
+                    permit.send(queued.pop().expect("a job waits"));
+                }
+                // The pool stopped; its error is the one to report.
+                None => (job_tx, queued) = (None, Queue::default()),
+            },
+            pending = pending_rx.recv(),
+                if !all_read && job_tx.is_some() && state.read + recording.held() - state.decided < READ_AHEAD => {
+                match pending {
+                    Some(pending) => {
+                        let Some(pending) = recording.admit(pending) else { continue };
+                        if let Err(error) = queue(&mut state, &mut queued, pending, calibrated) {
+                            write_failure = Some(error);
+                        }
+                    }
+                    None => all_read = true,
+                }
+            }
         }
-        if all_read && queued.is_empty() {
+        if all_read && queued.is_empty() && !recording.is_busy() {
             // Every sample is in and handed out: closing the queue lets the pool finish.
             job_tx = None;
         }
@@ -206,13 +247,20 @@ pub async fn run(
     // Whatever ended the loop, no candidate outlives it, and no program starts after it.
     cancel.cancel();
     drop((job_tx, queued));
+    let computing_expected = recording.is_computing();
     // The pool sends on every verdict its drivers had decided before they stopped, and
     // closes the channel once it has stopped.
-    while let Some((tag, verdict)) = verdict_rx.recv().await {
-        if let Err(error) = state.decide(tag, verdict) {
-            write_failure.get_or_insert(error);
+    while let Some((work, verdict)) = verdict_rx.recv().await {
+        match work {
+            Work::Sample(tag) => {
+                if let Err(error) = state.decide(tag, verdict) {
+                    write_failure.get_or_insert(error);
+                }
+            }
+            Work::Record(problem) => recording.recorded(&prepared.problems, problem, verdict),
         }
     }
+    let attached = recording.finish().await;
     let pool_fault = running.await.expect("the pool does not panic").err();
     drop(pending_rx);
     let fed = feeding.await.expect("feeding samples does not panic");
@@ -221,8 +269,41 @@ pub async fn run(
         journal: state.journal,
         timed_out: state.timed_out,
         counts: state.counts,
-        ending: Ending { interrupted, write_failure, pool_fault, fed },
+        ending: Ending { interrupted, computing_expected, write_failure, pool_fault, fed },
+        attached,
     }
+}
+
+/// The jobs waiting for room in the workers' queue: canonical solutions to record first,
+/// as samples wait for them, then the samples, the longest expected first.
+#[derive(Default)]
+struct Queue {
+    recordings: VecDeque<Job<Work>>,
+    samples: LongestFirst<Job<Work>>,
+}
+
+impl Queue {
+    fn pop(&mut self) -> Option<Job<Work>> {
+        self.recordings.pop_front().or_else(|| self.samples.pop())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.recordings.is_empty() && self.samples.is_empty()
+    }
+}
+
+/// Offers a sample read to be run, queueing the job that runs it, if any.
+fn queue(
+    state: &mut Decisions,
+    queued: &mut Queue,
+    pending: Pending,
+    calibrated: &[Option<Duration>],
+) -> Result<(), CommandError> {
+    let expected = pending.program.problem().tests.expected_time();
+    if let Some(job) = offer(state, pending, calibrated)? {
+        queued.samples.push(expected, job);
+    }
+    Ok(())
 }
 
 /// Takes a sample read: decides it at once when an identical one's verdict is known, or
@@ -231,7 +312,7 @@ fn offer(
     state: &mut Decisions,
     pending: Pending,
     calibrated: &[Option<Duration>],
-) -> Result<Option<Job<Tag>>, CommandError> {
+) -> Result<Option<Job<Work>>, CommandError> {
     let Pending { sample, key, program, problem, only_retry } = pending;
     let timeout = calibrated[problem];
     if only_retry {
@@ -243,7 +324,7 @@ fn offer(
     match state.dedup.offer(key, sample) {
         Offer::Run(sample) => {
             let kept = (program.clone(), timeout, problem);
-            Ok(Some(Job { program, tag: Tag { sample, key, program: kept }, timeout }))
+            Ok(Some(Job { program, tag: Work::Sample(Tag { sample, key, program: kept }), timeout }))
         }
         Offer::Known(sample, verdict) => {
             state.counts.reused += 1;

@@ -11,7 +11,7 @@
 //! outputs is never written, and the next run tries it again: the same command runs its
 //! samples again too (`evaluate::rerun`), which it tells by their detail.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -53,6 +53,7 @@ pub fn default_cache_dir() -> PathBuf {
 
 /// The cache folder of one problem file under one interpreter and one passk: a file per
 /// problem, named by the SHA-256 of its task id.
+#[derive(Debug, Default)]
 struct Store {
     folder: PathBuf,
 }
@@ -92,8 +93,9 @@ impl Store {
 }
 
 /// Gives every EvalPlus problem of `problems` its judging tests, from the cache or by
-/// running the canonical solutions now. A problem whose canonical solution fails is
-/// judged `unjudgeable`, with a warning, and tried again on the next run.
+/// running the canonical solutions now, on a pool of their own. A problem whose
+/// canonical solution fails is judged `unjudgeable`, with a warning, and tried again on
+/// the next run.
 pub async fn attach(
     problems: &mut ProblemSet,
     options: &SetOptions,
@@ -101,81 +103,240 @@ pub async fn attach(
     cache_dir: &Path,
     interrupt: &CancellationToken,
 ) -> Result<(), CommandError> {
-    if problems.problems.iter().all(|problem| problem.evalplus.is_none()) {
-        return Ok(());
+    let python = pool.interpreter.version.clone();
+    let recordings = Recordings::plan(problems, options, cache_dir, &python, None);
+    compute(recordings, problems, pool, interrupt).await
+}
+
+/// Runs the canonical solutions of `recordings` now, on a pool of their own, attaching
+/// each one's outputs as they come, and warns of those that gave none.
+pub async fn compute(
+    mut recordings: Recordings,
+    problems: &mut ProblemSet,
+    pool: PoolOptions,
+    interrupt: &CancellationToken,
+) -> Result<(), CommandError> {
+    if !recordings.is_empty() {
+        recordings.compute(problems, pool, interrupt).await?;
     }
-    let store = Store::new(cache_dir, &problems.sha256, &pool.interpreter.version);
-    // Read, and later made suites, on every CPU: a cached HumanEval+ is 140 MB of JSON,
-    // which the workers would otherwise wait for.
-    let cached: Vec<Option<Vec<Recorded>>> = tokio::task::block_in_place(|| {
-        problems
-            .problems
-            .par_iter()
-            .map(|problem| problem.evalplus.as_ref().and_then(|_| store.read(&problem.task_id)))
-            .collect()
-    });
-    let mut recorded: HashMap<String, Vec<Recorded>> = HashMap::new();
-    let mut missing = Vec::new();
-    for (index, (problem, cached)) in problems.problems.iter().zip(cached).enumerate() {
-        if problem.evalplus.is_none() {
-            continue;
-        }
-        match cached {
-            Some(phases) => {
-                recorded.insert(problem.task_id.clone(), phases);
+    recordings.warn();
+    Ok(())
+}
+
+/// The EvalPlus problems whose expected outputs are not cached: each one's canonical
+/// solution is run on every input, as a job of its own, and once its outputs come back
+/// (`Recordings::attach`) the problem gets its judging tests.
+///
+/// `passk evaluate` runs these jobs on the pool that judges the samples, ahead of them:
+/// a problem's samples are judged as soon as its outputs are known, while other
+/// problems' are still being computed, so no worker waits for the slowest canonical
+/// solution before judging starts (`evaluate::run`).
+#[derive(Debug, Default)]
+pub struct Recordings {
+    attacher: Attacher,
+    /// The recording programs, by problem position, until they are taken to run.
+    jobs: Vec<(usize, Program)>,
+    /// Why each problem that got no outputs got none, by task id.
+    failed: BTreeMap<String, String>,
+}
+
+/// Makes a problem's judging tests of its canonical solution's outputs, and caches them.
+/// Cheap to clone, to attach off the task that takes the verdicts: a suite of tens of
+/// megabytes of outputs takes a second to make.
+#[derive(Debug, Clone, Default)]
+pub struct Attacher {
+    shared: Arc<(Store, SetOptions)>,
+}
+
+/// What a canonical solution's run gives its problem.
+#[derive(Debug)]
+pub struct Attached {
+    pub problem: usize,
+    pub task_id: String,
+    /// The problem's code with its judging tests, or with tests that judge every sample
+    /// `unjudgeable` where the canonical solution gave no outputs.
+    pub code: Arc<ProblemCode>,
+    /// Why it gave none.
+    pub failed: Option<String>,
+}
+
+impl Recordings {
+    /// Attaches the cached outputs of every EvalPlus problem of `problems` (of those at
+    /// `only`, where given) and plans the recording of the rest.
+    pub fn plan(
+        problems: &mut ProblemSet,
+        options: &SetOptions,
+        cache_dir: &Path,
+        python: &str,
+        only: Option<&BTreeSet<usize>>,
+    ) -> Recordings {
+        let store = Store::new(cache_dir, &problems.sha256, python);
+        let wanted = |index: usize, problem: &Problem| {
+            problem.evalplus.is_some() && only.map_or(true, |only| only.contains(&index))
+        };
+        // Read, and made suites, on every CPU: a cached HumanEval+ is 140 MB of JSON,
+        // which the workers would otherwise wait for.
+        let suites: Vec<Option<Suite>> = tokio::task::block_in_place(|| {
+            problems
+                .problems
+                .par_iter()
+                .enumerate()
+                .map(|(index, problem)| {
+                    let inputs = problem.evalplus.as_ref().filter(|_| wanted(index, problem))?;
+                    Some(judging_suite(inputs, store.read(&problem.task_id)?, options))
+                })
+                .collect()
+        });
+        let mut recordings = Recordings {
+            attacher: Attacher { shared: Arc::new((store, options.clone())) },
+            jobs: Vec::new(),
+            failed: BTreeMap::new(),
+        };
+        let mut cached = 0;
+        for (index, (problem, suite)) in problems.problems.iter_mut().zip(suites).enumerate() {
+            if !wanted(index, problem) {
+                continue;
             }
-            None => missing.push(index),
+            if let Some(suite) = suite {
+                problem.code = with_tests(&problem.code, suite);
+                cached += 1;
+                continue;
+            }
+            let (Some(inputs), Some(solution)) = (&problem.evalplus, &problem.canonical_solution) else {
+                let why = "it has no canonical solution".to_owned();
+                problem.code = with_tests(&problem.code, unjudgeable(&why));
+                recordings.failed.insert(problem.task_id.clone(), why);
+                continue;
+            };
+            let code = ProblemCode {
+                prompt: problem.code.prompt.clone(),
+                tests: Tests::Calls(Arc::new(recording_suite(inputs, options))),
+                entry_point: problem.code.entry_point.clone(),
+            };
+            recordings.jobs.push((index, Program::new(&Arc::new(code), &Candidate::Completion(solution.clone()))));
+        }
+        let folder = recordings.attacher.shared.0.folder.display();
+        if recordings.jobs.is_empty() {
+            tracing::info!(%folder, "expected outputs from the cache");
+        } else {
+            say!(
+                "computing expected outputs: running the canonical solutions of {} on every input{} (cached in {folder})",
+                plural(recordings.jobs.len(), "problem"),
+                if cached > 0 { format!(", {cached} being cached already") } else { String::new() },
+            );
+        }
+        recordings
+    }
+
+    /// Whether every outputs wanted came from the cache.
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    /// The recording jobs, each tagged with its problem's position: they are run once.
+    pub fn take_jobs(&mut self) -> Vec<(usize, Program)> {
+        std::mem::take(&mut self.jobs)
+    }
+
+    /// What attaches each recording's outputs to its problem, for the task that takes
+    /// the recordings' verdicts.
+    pub fn attacher(&self) -> Attacher {
+        self.attacher.clone()
+    }
+
+    /// Notes what `attach` gave, for the warning (`warn`).
+    pub fn note(&mut self, attached: &Attached) {
+        if let Some(why) = &attached.failed {
+            self.failed.insert(attached.task_id.clone(), why.clone());
         }
     }
-    let mut failed = BTreeMap::new();
-    if missing.is_empty() {
-        tracing::info!(folder = %store.folder.display(), "expected outputs from the cache");
-    } else {
-        let cached = recorded.len();
-        say!(
-            "computing expected outputs: running the canonical solutions of {} on every input{} (cached in {})",
-            plural(missing.len(), "problem"),
-            if cached > 0 { format!(", {cached} being cached already") } else { String::new() },
-            store.folder.display()
-        );
-        failed = compute(problems, &missing, options, pool, &store, &mut recorded, interrupt).await?;
-    }
-    let outputs: Vec<Option<Vec<Recorded>>> =
-        problems.problems.iter().map(|problem| recorded.remove(&problem.task_id)).collect();
-    let suites: Vec<Option<Suite>> = tokio::task::block_in_place(|| {
-        problems
-            .problems
-            .par_iter()
-            .zip(outputs)
-            .map(|(problem, phases)| Some(judging_suite(problem.evalplus.as_ref()?, phases?, options)))
-            .collect()
-    });
-    let mut failing = Vec::new();
-    for (problem, suite) in problems.problems.iter_mut().zip(suites) {
-        if problem.evalplus.is_none() {
-            continue;
+
+    /// Runs every recording job now, on a pool of its own, and attaches each outputs as
+    /// they come; each is cached as soon as it comes.
+    async fn compute(
+        &mut self,
+        problems: &mut ProblemSet,
+        pool: PoolOptions,
+        interrupt: &CancellationToken,
+    ) -> Result<(), CommandError> {
+        let jobs: Vec<Job<usize>> =
+            self.take_jobs().into_iter().map(|(tag, program)| Job { program, tag, timeout: None }).collect();
+        let pool = Pool::start(pool).await?;
+        let mut progress = Progress::new(Phase::ComputingExpectedOutputs, jobs.len() as u64, 0);
+        let (job_tx, job_rx) = mpsc::channel(jobs.len() + 1);
+        for job in jobs {
+            job_tx.send(job).await.expect("room for every job");
         }
-        let suite = suite.unwrap_or_else(|| {
-            let why = failed.remove(&problem.task_id).unwrap_or_else(|| "it has no canonical solution".to_owned());
-            failing.push(format!("{} ({why})", problem.task_id));
-            let data = json!({"unjudgeable": format!("{NO_EXPECTED_OUTPUTS}: {why}"), "phases": []});
-            Suite::new(data, 1, None)
-        });
-        let code = &problem.code;
-        problem.code = Arc::new(ProblemCode {
-            prompt: code.prompt.clone(),
-            tests: Tests::Calls(Arc::new(suite)),
-            entry_point: code.entry_point.clone(),
-        });
+        drop(job_tx);
+        let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
+        let running = pool.run(job_rx, verdict_tx, interrupt.clone());
+        tokio::pin!(running);
+        let mut finished = None;
+        loop {
+            tokio::select! {
+                outcome = &mut running, if finished.is_none() => finished = Some(outcome),
+                verdict = verdict_rx.recv() => {
+                    let Some((index, verdict)) = verdict else { break };
+                    let attached = tokio::task::block_in_place(|| self.attacher.attach(problems, index, &verdict))?;
+                    self.note(&attached);
+                    problems.problems[index].code = attached.code;
+                    progress.done();
+                }
+            }
+        }
+        progress.finish();
+        finished.expect("the pool ran to its end")?;
+        if interrupt.is_cancelled() {
+            return Err(CommandError::Interrupted { phase: "computing expected outputs" });
+        }
+        Ok(())
     }
-    if !failing.is_empty() {
+
+    /// Warns of the problems that got no outputs, each with why.
+    pub fn warn(&self) {
+        if self.failed.is_empty() {
+            return;
+        }
+        let failing: Vec<String> = self.failed.iter().map(|(task_id, why)| format!("{task_id} ({why})")).collect();
         say!(
             "warning: {} cannot be judged, for want of expected outputs (not cached: the same command tries again): {}",
             plural(failing.len(), "problem"),
             crate::report::first_few(&failing, 5)
         );
     }
-    Ok(())
+}
+
+impl Attacher {
+    /// What the canonical solution's run `verdict` gives problem `index`: its outputs,
+    /// written to the cache, made its judging tests.
+    pub fn attach(&self, problems: &ProblemSet, index: usize, verdict: &Verdict) -> Result<Attached, CommandError> {
+        let (store, options) = &*self.shared;
+        let problem = &problems.problems[index];
+        let task_id = &problem.task_id;
+        tracing::debug!(task_id, duration = verdict.duration, "canonical solution run");
+        let inputs = problem.evalplus.as_ref().expect("only EvalPlus problems are recorded");
+        let (suite, failed) = match outputs_of(verdict) {
+            Ok(phases) => {
+                store.write(task_id, &phases)?;
+                (judging_suite(inputs, phases, options), None)
+            }
+            Err(why) => (unjudgeable(&why), Some(why)),
+        };
+        Ok(Attached { problem: index, task_id: task_id.clone(), code: with_tests(&problem.code, suite), failed })
+    }
+}
+
+/// Tests that judge every sample `unjudgeable`, for want of expected outputs.
+fn unjudgeable(why: &str) -> Suite {
+    Suite::new(json!({"unjudgeable": format!("{NO_EXPECTED_OUTPUTS}: {why}"), "phases": []}), 1, None)
+}
+
+fn with_tests(code: &ProblemCode, suite: Suite) -> Arc<ProblemCode> {
+    Arc::new(ProblemCode {
+        prompt: code.prompt.clone(),
+        tests: Tests::Calls(Arc::new(suite)),
+        entry_point: code.entry_point.clone(),
+    })
 }
 
 /// The outputs of a canonical solution's run, or why it gave none.
@@ -193,69 +354,4 @@ fn outputs_of(verdict: &Verdict) -> Result<Vec<Recorded>, String> {
             _ => Err(format!("the outputs of phase {} never came from the judge", phase.phase)),
         })
         .collect()
-}
-
-/// Runs the canonical solution of each problem at `indices` on every input, recording
-/// what it returns and how long each call takes; each problem's outputs go into
-/// `recorded` and the cache as soon as they come. Returns why each problem that gave
-/// none failed.
-async fn compute(
-    problems: &ProblemSet,
-    indices: &[usize],
-    options: &SetOptions,
-    pool: PoolOptions,
-    store: &Store,
-    recorded: &mut HashMap<String, Vec<Recorded>>,
-    interrupt: &CancellationToken,
-) -> Result<BTreeMap<String, String>, CommandError> {
-    let mut failed = BTreeMap::new();
-    let mut jobs = Vec::new();
-    for &index in indices {
-        let problem: &Problem = &problems.problems[index];
-        let (Some(inputs), Some(solution)) = (&problem.evalplus, &problem.canonical_solution) else { continue };
-        let code = ProblemCode {
-            prompt: problem.code.prompt.clone(),
-            tests: Tests::Calls(Arc::new(recording_suite(inputs, options))),
-            entry_point: problem.code.entry_point.clone(),
-        };
-        let program = Program::new(&Arc::new(code), &Candidate::Completion(solution.clone()));
-        jobs.push(Job { program, tag: index, timeout: None });
-    }
-    let pool = Pool::start(pool).await?;
-    let mut progress = Progress::new(Phase::ComputingExpectedOutputs, jobs.len() as u64, 0);
-    let (job_tx, job_rx) = mpsc::channel(jobs.len() + 1);
-    for job in jobs {
-        job_tx.send(job).await.expect("room for every job");
-    }
-    drop(job_tx);
-    let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
-    let running = pool.run(job_rx, verdict_tx, interrupt.clone());
-    tokio::pin!(running);
-    let mut finished = None;
-    loop {
-        tokio::select! {
-            outcome = &mut running, if finished.is_none() => finished = Some(outcome),
-            verdict = verdict_rx.recv() => {
-                let Some((index, verdict)) = verdict else { break };
-                let task_id = &problems.problems[index].task_id;
-                tracing::debug!(task_id, duration = verdict.duration, "canonical solution run");
-                match outputs_of(&verdict) {
-                    Ok(phases) => {
-                        store.write(task_id, &phases)?;
-                        recorded.insert(task_id.clone(), phases);
-                    }
-                    Err(why) => {
-                        failed.insert(task_id.clone(), why);
-                    }
-                }
-                progress.done();
-            }
-        }
-    }
-    progress.finish();
-    finished.expect("the pool ran to its end")?;
-    if interrupt.is_cancelled() {
-        return Err(CommandError::Interrupted { phase: "computing expected outputs" });
-    }
-    Ok(failed)
 }
