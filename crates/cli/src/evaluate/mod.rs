@@ -39,7 +39,7 @@ use crate::canonical;
 use crate::document;
 use crate::error::CommandError;
 use crate::input::InputError;
-use crate::problems::expected::{self, Recordings};
+use crate::problems::expected::Recordings;
 use crate::problems::SetOptions;
 use crate::provenance;
 use crate::report::{Coverage, Report, Subset, Tally};
@@ -337,24 +337,22 @@ impl Started {
         // are read or computed (and limits calibrated): reading them from the cache never
         // waits, so on this task the workers would start only once it was done.
         let starting = tokio::spawn(Pool::start(pool_options.clone()));
-        let mut recordings = None;
+        // Calibrating times every problem's canonical solution on its tests.
+        let only = options.calibrate.is_none().then_some(&prepared.covered);
+        let python = &pool_options.interpreter.version;
+        let problems = Arc::get_mut(&mut prepared.problems).expect("the problems are not shared yet");
+        let mut recordings = Recordings::plan(problems, &options.set, &options.cache_dir, python, only);
         let preparing = async {
-            let problems = Arc::get_mut(&mut prepared.problems).expect("the problems are not shared yet");
-            let python = &pool_options.interpreter.version;
-            // Calibrating times every problem's canonical solution on its tests.
-            let only = options.calibrate.is_none().then_some(&prepared.covered);
-            let planned = Recordings::plan(problems, &options.set, &options.cache_dir, python, only);
             match options.calibrate {
-                // Which runs the tests, so they must all be known first.
+                // Which runs the tests, so they must all be known first: computed now, the
+                // run has none left to compute.
                 Some(factor) => {
-                    expected::compute(planned, problems, pool_options.clone(), interrupt).await?;
+                    let problems = Arc::get_mut(&mut prepared.problems).expect("nor are they now");
+                    recordings.compute(problems, pool_options.clone(), interrupt).await?;
                     let problems = &prepared.problems;
                     canonical::calibrate(pool_options.clone(), problems, options.timeout, factor, interrupt).await
                 }
-                None => {
-                    recordings = Some(planned);
-                    Ok(vec![None; prepared.problems.problems.len()])
-                }
+                None => Ok(vec![None; prepared.problems.problems.len()]),
             }
         };
         let calibrated = preparing.await;
@@ -397,7 +395,6 @@ impl Started {
             isolation,
             settings,
         };
-        let recordings = recordings.unwrap_or_default();
         Ok(Started { prepared, pool, pool_options, machine, calibrated, journal, resumed, recordings })
     }
 }

@@ -17,13 +17,12 @@ use tokio::task::JoinSet;
 use super::samples::Pending;
 use crate::dedup;
 use crate::error::CommandError;
-use crate::problems::expected::{Attached, Attacher, Recordings};
+use crate::problems::expected::{Attached, Recordings};
 use crate::problems::ProblemSet;
 use crate::progress::{Phase, Progress};
 
 pub struct Recording {
     recordings: Recordings,
-    attacher: Attacher,
     /// The problems whose outputs are being computed.
     waiting: BTreeSet<usize>,
     /// The code each problem recorded in this run is judged with.
@@ -45,7 +44,6 @@ impl Recording {
         let progress =
             (!jobs.is_empty()).then(|| Progress::above(samples, Phase::ComputingExpectedOutputs, jobs.len() as u64));
         let recording = Recording {
-            attacher: recordings.attacher(),
             recordings,
             waiting: jobs.iter().map(|(problem, _)| *problem).collect(),
             attached: HashMap::new(),
@@ -100,7 +98,7 @@ impl Recording {
 
     /// Problem `problem`'s canonical solution ran: its outputs are attached off this task.
     pub fn recorded(&mut self, problems: &Arc<ProblemSet>, problem: usize, verdict: Verdict) {
-        let (attacher, problems) = (self.attacher.clone(), problems.clone());
+        let (attacher, problems) = (self.recordings.attacher(), problems.clone());
         self.attaching.spawn_blocking(move || attacher.attach(&problems, problem, &verdict));
         self.running -= 1;
         if let Some(progress) = &mut self.progress {

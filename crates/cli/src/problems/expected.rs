@@ -53,7 +53,7 @@ pub fn default_cache_dir() -> PathBuf {
 
 /// The cache folder of one problem file under one interpreter and one passk: a file per
 /// problem, named by the SHA-256 of its task id.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Store {
     folder: PathBuf,
 }
@@ -104,21 +104,8 @@ pub async fn attach(
     interrupt: &CancellationToken,
 ) -> Result<(), CommandError> {
     let python = pool.interpreter.version.clone();
-    let recordings = Recordings::plan(problems, options, cache_dir, &python, None);
-    compute(recordings, problems, pool, interrupt).await
-}
-
-/// Runs the canonical solutions of `recordings` now, on a pool of their own, attaching
-/// each one's outputs as they come, and warns of those that gave none.
-pub async fn compute(
-    mut recordings: Recordings,
-    problems: &mut ProblemSet,
-    pool: PoolOptions,
-    interrupt: &CancellationToken,
-) -> Result<(), CommandError> {
-    if !recordings.is_empty() {
-        recordings.compute(problems, pool, interrupt).await?;
-    }
+    let mut recordings = Recordings::plan(problems, options, cache_dir, &python, None);
+    recordings.compute(problems, pool, interrupt).await?;
     recordings.warn();
     Ok(())
 }
@@ -131,7 +118,7 @@ pub async fn compute(
 /// a problem's samples are judged as soon as its outputs are known, while other
 /// problems' are still being computed, so no worker waits for the slowest canonical
 /// solution before judging starts (`evaluate::run`).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Recordings {
     attacher: Attacher,
     /// The recording programs, by problem position, until they are taken to run.
@@ -143,7 +130,7 @@ pub struct Recordings {
 /// Makes a problem's judging tests of its canonical solution's outputs, and caches them.
 /// Cheap to clone, to attach off the task that takes the verdicts: a suite of tens of
 /// megabytes of outputs takes a second to make.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Attacher {
     shared: Arc<(Store, SetOptions)>,
 }
@@ -251,14 +238,18 @@ impl Recordings {
         }
     }
 
-    /// Runs every recording job now, on a pool of its own, and attaches each outputs as
-    /// they come; each is cached as soon as it comes.
-    async fn compute(
+    /// Runs every recording job now, if any, on a pool of its own, and attaches each
+    /// outputs as they come; each is cached as soon as it comes. What gave none is noted
+    /// for `warn`.
+    pub async fn compute(
         &mut self,
         problems: &mut ProblemSet,
         pool: PoolOptions,
         interrupt: &CancellationToken,
     ) -> Result<(), CommandError> {
+        if self.is_empty() {
+            return Ok(());
+        }
         let jobs: Vec<Job<usize>> =
             self.take_jobs().into_iter().map(|(tag, program)| Job { program, tag, timeout: None }).collect();
         let pool = Pool::start(pool).await?;
