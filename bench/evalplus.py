@@ -15,6 +15,17 @@ evaluated on every input (base and plus) twice by each harness: first with an em
 cache, so that the run computes the expected outputs, then again with them cached. The
 report gives each time, passk's share of EvalPlus's time, and how many samples each
 harness passed, which must agree.
+
+EvalPlus's wall time is the work rounded up: it exits only when a thread of its own that
+looks for stuck samples wakes from a 20 s sleep. The report also gives when EvalPlus
+wrote its report, the end of its work.
+
+Beside them, the floor of any harness that runs each sample apart from the process that
+computed the expected outputs: the canonical solutions' own work, every input called in
+one `python3` process with nothing else done, spread over the workers. A first run
+computes the expected outputs and then judges the samples, so its floor is that work
+for every problem and again for the samples that are right answers, and never less than
+the longest problem's two runs one after the other.
 """
 
 import argparse
@@ -94,18 +105,81 @@ def run_evalplus(args, python, dataset, problems, samples, cache):
         os.remove(report_path)
     command = [python, "-m", "evalplus.evaluate", dataset, "--samples", samples, "--parallel", str(args.jobs),
                "--i_just_wanna_run"]
+    began = time.time()
     seconds, finished = timed(command, env)
     if finished.returncode != 0:
         sys.exit(f"evalplus.evaluate exited {finished.returncode}: {finished.stderr[-2000:]}")
+    # EvalPlus writes its report once every sample is judged, then exits only when a
+    # thread of its own that checks for stuck samples wakes from its 20 s sleep: its wall
+    # time is that work rounded up to the checker's next wake-up.
+    written = os.stat(report_path).st_mtime - began
     with open(report_path) as report:
         results = json.load(report)["eval"]
     passed = sum(result["base_status"] == "pass" and result["plus_status"] == "pass"
                  for task in results.values() for result in task)
-    return seconds, passed
+    return seconds, written, passed
+
+
+def own_work(problems):
+    """Each problem's canonical solution called on every input, in one child process (the
+    interpreter that runs the benchmark, as passk's): its CPU seconds, by task id."""
+    finished = subprocess.run([sys.executable, os.path.abspath(__file__), "--own-work", problems],
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if finished.returncode != 0:
+        sys.exit(f"timing the canonical solutions failed: {finished.stderr[-2000:]}")
+    return json.loads(finished.stdout.splitlines()[-1])
+
+
+def time_own_work(problems):
+    """--own-work: prints the CPU seconds of each canonical solution's calls, as JSON."""
+    import contextlib
+    import io
+
+    sys.path.insert(0, os.path.join(ROOT, "sandbox"))
+    from passk_driver import evalplus
+
+    sys.setrecursionlimit(10_000)
+    seconds = {}
+    with open(problems) as lines:
+        for line in lines:
+            problem = json.loads(line)
+            task_id = problem["task_id"]
+            dataset = "mbpp" if task_id.startswith("Mbpp/") else "humaneval"
+            # Mbpp/793's plus_input is {}: no plus inputs, as EvalPlus reads it.
+            plus = problem["plus_input"] if isinstance(problem["plus_input"], list) else []
+            inputs = evalplus.rebuild_inputs(dataset, int(task_id.split("/")[1]), problem["base_input"] + plus)
+            namespace = {}
+            exec(problem["prompt"] + problem["canonical_solution"], namespace)
+            function = namespace[problem["entry_point"]]
+            started = time.process_time()
+            with contextlib.redirect_stdout(io.StringIO()):
+                for arguments in inputs:
+                    try:
+                        function(*arguments)
+                    except Exception:
+                        pass
+            seconds[task_id] = time.process_time() - started
+    print(json.dumps(seconds))
+
+
+def floors(own, problems, jobs):
+    """The floor of each row (see the module's docs), by (samples, run)."""
+    with open(problems) as lines:
+        task_ids = [json.loads(line)["task_id"] for line in lines]
+    result = {}
+    for kind in ("canonical", "degraded"):
+        # The degraded copy's every third problem answers at once (see write_samples).
+        judged = {task_id: 0.0 if kind == "degraded" and index % 3 == 0 else own[task_id]
+                  for index, task_id in enumerate(task_ids)}
+        result[(kind, "cached")] = max(sum(judged.values()) / jobs, max(judged.values()))
+        result[(kind, "first")] = max((sum(own.values()) + sum(judged.values())) / jobs,
+                                      max(own[task_id] + judged[task_id] for task_id in task_ids))
+    return result
 
 
 def measure(args, python, dataset, problems, work):
     rows = []
+    floor = floors(own_work(problems), problems, args.jobs)
     for kind in ("canonical", "degraded"):
         samples = os.path.join(work, f"{dataset}-{kind}.jsonl")
         count = write_samples(problems, samples, kind == "degraded")
@@ -113,10 +187,14 @@ def measure(args, python, dataset, problems, work):
         for run in ("first", "cached"):
             passk_seconds, passk_passed, unjudgeable = run_passk(args, problems, samples, passk_cache,
                                                     os.path.join(work, f"{dataset}-{kind}-results.jsonl"))
-            evalplus_seconds, evalplus_passed = run_evalplus(args, python, dataset, problems, samples, evalplus_cache)
+            evalplus_seconds, evalplus_written, evalplus_passed = run_evalplus(args, python, dataset, problems,
+                                                                              samples, evalplus_cache)
             row = {"set": dataset, "samples": kind, "count": count, "run": run,
                    "passk_seconds": round(passk_seconds, 2), "evalplus_seconds": round(evalplus_seconds, 2),
                    "passk_share": round(passk_seconds / evalplus_seconds, 3),
+                   "evalplus_report_seconds": round(evalplus_written, 2),
+                   "floor_seconds": round(floor[(kind, run)], 2),
+                   "floor_share": round(floor[(kind, run)] / evalplus_seconds, 3),
                    "passk_passed": passk_passed, "evalplus_passed": evalplus_passed,
                    "passk_unjudgeable": unjudgeable}
             print(f"  {dataset} {kind} {run}: passk {passk_seconds:.1f} s, EvalPlus {evalplus_seconds:.1f} s",
@@ -133,7 +211,11 @@ def main():
     parser.add_argument("--passk", default=os.path.join(ROOT, "target", "release", "passk"))
     parser.add_argument("--venv", default=os.path.join(ROOT, "problems", "evalplus", "venv"))
     parser.add_argument("--json", help="also write the rows here")
+    parser.add_argument("--own-work", metavar="PROBLEMS", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.own_work:
+        time_own_work(args.own_work)
+        return
     if not os.path.exists(args.passk):
         sys.exit(f"no passk at {args.passk}: build it with `cargo build --release -p passk-cli`")
     folder = benchmarks_dir(args.benchmarks)
@@ -147,10 +229,11 @@ def main():
             rows.extend(measure(args, python, dataset, problems, work))
     print(f"\n{args.jobs} workers each; every input of every sample")
     print(f"{'set':<10} {'samples':<10} {'run':<7} {'passk s':>8} {'EvalPlus s':>11} {'passk/EvalPlus':>15} "
-          f"{'passed (passk, EvalPlus)':>25}")
+          f"{'floor s':>8} {'floor/EvalPlus':>15} {'EvalPlus report s':>18} {'passed (passk, EvalPlus)':>25}")
     for row in rows:
         print(f"{row['set']:<10} {row['samples']:<10} {row['run']:<7} {row['passk_seconds']:>8.1f} "
               f"{row['evalplus_seconds']:>11.1f} {row['passk_share']:>15.2f} "
+              f"{row['floor_seconds']:>8.1f} {row['floor_share']:>15.2f} {row['evalplus_report_seconds']:>18.1f} "
               f"{row['passk_passed']:>14}, {row['evalplus_passed']}"
               + (f"  ({row['passk_unjudgeable']} unjudgeable in passk)" if row["passk_unjudgeable"] else ""))
     machine = {"cpus": os.cpu_count(), "python": sys.version.split()[0], "kernel": os.uname().release}

@@ -191,7 +191,7 @@ def _send(channel, answer):
         channel.send(answer)
         return False
     try:
-        return wire.send_streamed(channel, ("return", answer.value))
+        return wire.send_returned(channel, answer.value)
     except wire.NotPlainData as error:
         channel.send(wire.encode(("not-plain", str(error))))
         return False

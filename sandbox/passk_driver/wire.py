@@ -130,6 +130,10 @@ def encode(value, handles=None):
 
 # How many of a list's or tuple's items a miss of _Stream.repeated looks at to learn.
 _LEARNED_PER_MISS = 1024
+# How long an answer's encoding grows before _Stream.repeated is tried: learning a list's
+# items costs about as much as encoding them, which pays only in a long answer; a short
+# one (most are a few dozen bytes) would pay it on every call.
+_LEARNS_AFTER = 1 << 16
 
 
 class _Stream(bytearray):
@@ -146,8 +150,8 @@ class _Stream(bytearray):
     # from a column of bytes, an infinity), a numpy value or a Decimal.
     unequal = False
     # The encodings of small values met, by id, made at the first list or tuple of at
-    # least eight items (None once given up); the values are kept, so that no id is
-    # reused while this lives.
+    # least eight items once the encoding is _LEARNS_AFTER long (None once given up);
+    # the values are kept, so that no id is reused while this lives.
     known = ()
 
     def __init__(self, channel):
@@ -217,11 +221,30 @@ def send_streamed(channel, value, handles=None):
     cross. Returns whether the value may be unequal to a copy of itself (see _Stream),
     which its encoder sees for nothing where reading its bytes again costs a pass over
     them."""
+    return _send_streamed(channel, b"", value, 0, handles)
+
+
+# What the encoding of `("return", value)` begins with.
+_RETURNED_HEAD = b"U" + _LENGTH.pack(2) + b"S" + _LENGTH.pack(6) + b"return"
+
+
+def send_returned(channel, value):
+    """send_streamed of `("return", value)`, a call's answer of data alone, its head made
+    once rather than for every answer (most are a few bytes, and a call a few
+    microseconds)."""
+    return _send_streamed(channel, _RETURNED_HEAD, value, 1, None)
+
+
+def _send_streamed(channel, head, value, depth, handles):
     out = _Stream(channel)
+    out += head
     try:
-        _encode(value, out, 0, handles)
+        _encode(value, out, depth, handles)
         if out.sent + len(out) > MAX_FRAME - 16:
             raise NotPlainData(f"larger than {MAX_FRAME >> 20} MiB")
+        if len(out) >= STREAM_PART:
+            # A value that outgrew a part is streamed, as a list or tuple that did is.
+            out.drain()
     except BaseException:
         if out.streaming:
             channel.send(PART_GIVEN_UP)
@@ -238,7 +261,10 @@ def _encode(value, out, depth, handles):
     kind = type(value)
     # The common scalars inline: a call's arguments and answer are mostly these.
     if kind is int:
-        _int(value, out)
+        if -_SMALL <= value < _SMALL:
+            out += _SMALL_INTS[value]
+        else:
+            _int(value, out)
         return
     if kind is str:
         _str(value, out)
@@ -259,6 +285,21 @@ def _encode(value, out, depth, handles):
 def _int(value, out):
     data = int.to_bytes(value, (int.bit_length(value) + 8) // 8, "big", signed=True)
     out += b"I" + _LENGTH.pack(len(data)) + data
+
+
+# The encodings of the ints from -_SMALL up to _SMALL, made once: an answer is mostly
+# small numbers, whose encoding is otherwise most of its cost. Indexed by the int itself,
+# the negative ones from the end.
+_SMALL = 128
+
+
+def _small_int(value):
+    out = bytearray()
+    _int(value, out)
+    return bytes(out)
+
+
+_SMALL_INTS = [_small_int(value) for value in (*range(_SMALL), *range(-_SMALL, 0))]
 
 
 def _str(value, out):
@@ -308,7 +349,7 @@ def _sequence(tag, base):
         count = length(value)
         out += tag + _LENGTH.pack(count)
         if type(out) is _Stream:
-            if count < 8 or not out.repeated(value, iterate):
+            if count < 8 or (out.sent == 0 and len(out) < _LEARNS_AFTER) or not out.repeated(value, iterate):
                 _stream_items(iterate(value), out, depth, handles)
             if len(out) >= STREAM_PART:
                 out.drain()
@@ -337,7 +378,11 @@ def _stream_items(items, out, depth, handles):
                     out.drain()
                 continue
         _encode(item, out, depth + 1, handles)
-        if strings is not None and out.known is None:
+        if strings is None:
+            # Learning may have begun within the item, once the answer grew long enough.
+            if type(out.known) is dict:
+                strings = out.strings
+        elif out.known is None:
             strings = None
 
 

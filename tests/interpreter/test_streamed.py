@@ -47,9 +47,21 @@ class Streamed(pipe_case.PipeCase):
             os.waitpid(sender, 0)
 
     def test_a_large_answer_arrives_as_the_bytes_of_its_one_frame(self):
-        got = self.sent_by_child(lambda channel: wire.send_streamed(channel, ("return", LARGE)))
-        self.assertGreater(len(got), 2 * wire.STREAM_PART)
-        self.assertEqual(bytes(got), wire.encode(("return", LARGE)))
+        for send in (lambda channel: wire.send_streamed(channel, ("return", LARGE)),
+                     lambda channel: wire.send_returned(channel, LARGE)):
+            self.setUp()
+            got = self.sent_by_child(send)
+            self.assertGreater(len(got), 2 * wire.STREAM_PART)
+            self.assertEqual(bytes(got), wire.encode(("return", LARGE)))
+
+    def test_an_answer_sent_as_returned_is_the_bytes_of_its_message(self):
+        # The candidate's answers go by send_returned, whose head is made once: the
+        # judge compares their bytes with the expected outputs' encodings.
+        for value in (None, 7, -300, "x" * 10, [1, 2.5, "x"] * 9, {"a": (1, [2])}, "y" * (wire.STREAM_PART + 5)):
+            with self.subTest(value=repr(value)[:40]):
+                self.setUp()
+                got = self.sent_by_child(lambda channel: wire.send_returned(channel, value))
+                self.assertEqual(bytes(got), wire.encode(("return", value)))
 
     def test_the_sender_tells_whether_the_value_may_be_unequal_to_a_copy_of_itself(self):
         # What lets the recording of a large output do without reading its bytes again:
@@ -87,7 +99,10 @@ class Streamed(pipe_case.PipeCase):
         colours = ["Dog", "Cat", "Bird", "Fish"]
         combos = list(itertools.combinations_with_replacement(colours, 12))
         mixed = [(1, True, 1.0, "Dog") * 3, ("Dog",) * 7 + (Tag("Cat"),), ("Dog",) * 7 + ([1],), ("Dog", 1) * 4]
-        for value in (combos, combos + mixed + combos, [(True,) * 9, (1,) * 9, (1.0,) * 9] * 30):
+        # Values are learned only once an answer's encoding is long: this comes first.
+        long_enough = [f"{index:08}" for index in range(wire._LEARNS_AFTER // 8)]
+        for value in (combos * 2, combos + mixed + combos, [long_enough, combos],
+                      [long_enough, [(True,) * 9, (1,) * 9, (1.0,) * 9] * 30]):
             with self.subTest(value=repr(value[-1])[:40]):
                 read_fd, write_fd = os.pipe()
                 sender = os.fork()

@@ -54,6 +54,15 @@ class RoundTrips(unittest.TestCase):
             with self.subTest(value=value):
                 self.assertTrue(same(wire.decode(wire.encode(value)), value))
 
+    def test_small_ints_are_the_bytes_of_any_other_int(self):
+        # Guards the table of small ints' encodings: an answer's bytes decide a pass, so
+        # an int must take the same bytes whichever way it was encoded.
+        for value in range(-300, 300):
+            with self.subTest(value=value):
+                data = value.to_bytes((value.bit_length() + 8) // 8, "big", signed=True)
+                self.assertEqual(wire.encode(value), b"I" + len(data).to_bytes(4, "big") + data)
+                self.assertEqual(wire.decode(wire.encode(value)), value)
+
     def test_bool_stays_bool_and_int_stays_int(self):
         back = wire.decode(wire.encode([True, 1, 0, False]))
         self.assertEqual([type(item) for item in back], [bool, int, int, bool])
