@@ -432,13 +432,14 @@ impl Concluded {
             total,
             partial: partial.clone(),
         };
+        let interrupted = |done: usize, computing_expected: bool| Stopped::Interrupted {
+            done,
+            total,
+            partial: partial.clone(),
+            computing_expected,
+        };
         let mut stopped = if ending.interrupted {
-            Some(Stopped::Interrupted {
-                done: decided,
-                total,
-                partial: partial.clone(),
-                computing_expected: ending.computing_expected,
-            })
+            Some(interrupted(decided, ending.computing_expected))
         } else if let Some(error) = ending.write_failure {
             Some(stop((total - decided) as u64, passk_runner::error_chain(&error), decided))
         } else if let Some(error) = ending.pool_fault {
@@ -464,14 +465,7 @@ impl Concluded {
                     floors =
                         raised.into_iter().map(|(at, floor)| (problems.problems[at].task_id.clone(), floor)).collect();
                 }
-                Err(CommandError::Interrupted { .. }) => {
-                    stopped = Some(Stopped::Interrupted {
-                        done: decided,
-                        total,
-                        partial: partial.clone(),
-                        computing_expected: false,
-                    });
-                }
+                Err(CommandError::Interrupted { .. }) => stopped = Some(interrupted(decided, false)),
                 Err(error) => return Err(error),
             }
         }
@@ -505,12 +499,7 @@ impl Concluded {
             let errors = tally.infrastructure_errors();
             if interrupt.is_cancelled() {
                 // The retries decided are kept; the rest run on resume.
-                stopped = Some(Stopped::Interrupted {
-                    done: recorded.decided(),
-                    total,
-                    partial: partial.clone(),
-                    computing_expected: false,
-                });
+                stopped = Some(interrupted(recorded.decided(), false));
             } else if errors > 0 {
                 let cause = "see the `infrastructure` lines of the results".into();
                 stopped = Some(stop(errors, cause, recorded.decided()));
@@ -533,12 +522,7 @@ impl Concluded {
             recorded = journal.read(total)?;
             tally = recorded.tally();
             if ended == fallback::Fallback::Interrupted {
-                stopped = Some(Stopped::Interrupted {
-                    done: recorded.decided(),
-                    total,
-                    partial: partial.clone(),
-                    computing_expected: false,
-                });
+                stopped = Some(interrupted(recorded.decided(), false));
             } else if tally.infrastructure_errors() > 0 {
                 let cause = "see the `infrastructure` lines of the results".into();
                 stopped = Some(stop(tally.infrastructure_errors(), cause, recorded.decided()));
