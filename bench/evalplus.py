@@ -162,10 +162,10 @@ def time_own_work(problems):
     print(json.dumps(seconds))
 
 
-def floors(own, problems, jobs):
-    """The floor of each row (see the module's docs), by (samples, run)."""
-    with open(problems) as lines:
-        task_ids = [json.loads(line)["task_id"] for line in lines]
+def floors(own, jobs):
+    """The floor of each row (see the module's docs), by (samples, run), from `own`, the
+    problems' times in the file's order."""
+    task_ids = list(own)
     result = {}
     for kind in ("canonical", "degraded"):
         # The degraded copy's every third problem answers at once (see write_samples).
@@ -179,7 +179,7 @@ def floors(own, problems, jobs):
 
 def measure(args, python, dataset, problems, work):
     rows = []
-    floor = floors(own_work(problems), problems, args.jobs)
+    floor = floors(own_work(problems), args.jobs)
     for kind in ("canonical", "degraded"):
         samples = os.path.join(work, f"{dataset}-{kind}.jsonl")
         count = write_samples(problems, samples, kind == "degraded")
