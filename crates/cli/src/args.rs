@@ -7,9 +7,11 @@ use std::time::Duration;
 
 use passk_runner::{Interpreter, Limits, PoolOptions, SandboxMode, VerdictMode};
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use passk_formats::problems::{Format, SetOptions};
+use passk_formats::InputError;
+
 use crate::error::CommandError;
-use crate::input::InputError;
-use crate::problems::{Format, SetOptions};
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum VerdictsArg {
@@ -218,7 +220,7 @@ impl RunnerArgs {
 #[derive(Debug, clap::Args)]
 pub struct SuiteArgs {
     /// The problem file's format [default: told from its first record].
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = format_parser())]
     pub format: Option<Format>,
     /// MBPP: run the challenge asserts too.
     #[arg(long)]
@@ -276,7 +278,7 @@ impl SuiteArgs {
     }
 
     pub fn cache_dir(&self) -> PathBuf {
-        self.cache_dir.clone().unwrap_or_else(crate::problems::expected::default_cache_dir)
+        self.cache_dir.clone().unwrap_or_else(crate::expected::default_cache_dir)
     }
 }
 
@@ -366,7 +368,7 @@ pub struct CanonicalArgs {
     #[arg(long)]
     pub output: Option<PathBuf>,
     /// The problem file's format [default: told from its first record].
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = format_parser())]
     pub format: Option<Format>,
 }
 
@@ -436,4 +438,10 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         Ok(_) => Err("must be a positive number of seconds".into()),
         Err(_) => Err(format!("{text:?} is not a number of seconds")),
     }
+}
+
+/// `--format`'s values: the formats' own names, listed in the help.
+fn format_parser() -> impl TypedValueParser<Value = Format> {
+    PossibleValuesParser::new(Format::ALL.map(Format::name))
+        .try_map(|name| Format::named(&name).ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidValue)))
 }

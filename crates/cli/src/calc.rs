@@ -14,7 +14,7 @@ use passk_scorer::{Counts, Metric};
 use serde_json::{json, Map, Value};
 
 use crate::error::CommandError;
-use crate::input::InputError;
+use passk_formats::InputError;
 
 /// The largest `k` whose exact value is worked out: beyond it, the product form stands
 /// alone (and the cross-check is skipped, saying so).

@@ -12,10 +12,10 @@ use passk_runner::{CancellationToken, Candidate, Job, Pool, PoolOptions, Program
 use tokio::sync::mpsc;
 
 use crate::error::CommandError;
-use crate::input::InputError;
-use crate::problems::ProblemSet;
 use crate::report::{agree, plural};
 use crate::say::say;
+use passk_formats::problems::ProblemSet;
+use passk_formats::InputError;
 
 /// How many times each canonical solution runs when calibrating; the slowest counts.
 const CALIBRATION_RUNS: usize = 2;
@@ -203,14 +203,15 @@ pub async fn validate(options: PoolOptions, problems: &ProblemSet, close: f64) -
 /// `output` (written whole or not at all) or standard output.
 pub fn write_samples(
     problems: &str,
-    format: Option<crate::problems::Format>,
+    format: Option<passk_formats::problems::Format>,
     output: Option<&std::path::Path>,
 ) -> Result<(), CommandError> {
     if let Some(path) = output {
-        crate::output::check_writable(path).map_err(|source| InputError::unwritable("--output", path, source))?;
+        passk_formats::write::check_writable(path)
+            .map_err(|source| InputError::unwritable("--output", path, source))?;
     }
     let problems_path = problems;
-    let problems = ProblemSet::load(problems, &crate::problems::SetOptions { format, ..Default::default() })?;
+    let problems = ProblemSet::load(problems, &passk_formats::problems::SetOptions { format, ..Default::default() })?;
     let mut text = Vec::new();
     let mut missing = Vec::new();
     for problem in &problems.problems {
@@ -247,7 +248,7 @@ pub fn write_samples(
         );
     }
     match output {
-        Some(path) => crate::output::write_atomically(path, &text)
+        Some(path) => passk_formats::write::write_atomically(path, &text)
             .map_err(|source| CommandError::Write { path: path.display().to_string(), source }),
         None => crate::say::print(&text),
     }

@@ -11,9 +11,9 @@ use serde_json::{json, Map, Value};
 
 use crate::document::{self, Comparison, ReportPath};
 use crate::error::CommandError;
-use crate::input::InputError;
 use crate::report::Tally;
 use crate::say::say;
+use passk_formats::InputError;
 
 /// How many of the largest per-problem differences are listed.
 const LARGEST: usize = 10;
@@ -62,7 +62,8 @@ fn warn_if_single_samples(tally: &Tally, path: &Path, common: &[String]) {
 
 pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
     if let Some(path) = &options.summary {
-        crate::output::check_writable(path).map_err(|source| InputError::unwritable("--summary", path, source))?;
+        passk_formats::write::check_writable(path)
+            .map_err(|source| InputError::unwritable("--summary", path, source))?;
     }
     let (a, b) = (Tally::read(&options.a)?, Tally::read(&options.b)?);
     for (tally, path) in [(&a, &options.a), (&b, &options.b)] {
@@ -212,7 +213,7 @@ pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
         let summary = summary_json(options, &compared, (wins, losses, ties), &by, &largest, common.len(), mismatch);
         let mut text = serde_json::to_vec_pretty(&summary).expect("serializes");
         text.push(b'\n');
-        crate::output::write_atomically(path, &text)
+        passk_formats::write::write_atomically(path, &text)
             .map_err(|source| CommandError::Write { path: path.display().to_string(), source })?;
     }
     Ok(())

@@ -3,8 +3,8 @@
 use thiserror::Error;
 
 use crate::evaluate::{JournalError, Stopped};
-use crate::input::InputError;
 use crate::{lock, resume};
+use passk_formats::InputError;
 
 /// The command finished; for `evaluate`, every sample has a verdict, whatever the pass rate.
 pub const EXIT_SUCCESS: u8 = 0;
@@ -143,9 +143,9 @@ pub enum UnjudgeableBecause {
 }
 
 impl UnjudgeableBecause {
-    pub fn of(format: crate::problems::Format) -> UnjudgeableBecause {
+    pub fn of(format: passk_formats::problems::Format) -> UnjudgeableBecause {
         match format {
-            crate::problems::Format::Evalplus => UnjudgeableBecause::ExpectedOutputs,
+            passk_formats::problems::Format::Evalplus => UnjudgeableBecause::ExpectedOutputs,
             _ => UnjudgeableBecause::TestCode,
         }
     }

@@ -13,14 +13,9 @@ mod dedup;
 mod document;
 mod error;
 mod evaluate;
-mod extract;
-mod input;
-mod jsonl;
+mod expected;
 mod lock;
-mod output;
-mod problems;
 mod progress;
-mod provenance;
 mod report;
 mod resume;
 mod retry;
@@ -141,12 +136,12 @@ fn run(command: Command) -> Result<(), CommandError> {
         }
         Command::Validate(args) => {
             let set = args.suite.set_options(args.runner.timeout)?;
-            let mut problems = problems::ProblemSet::load(&args.problems, &set)?;
+            let mut problems = passk_formats::problems::ProblemSet::load(&args.problems, &set)?;
             runtime()?.block_on(async {
                 let options = args.runner.pool_options().await?;
                 let cache_dir = args.suite.cache_dir();
                 let never = passk_runner::CancellationToken::new();
-                problems::expected::attach(&mut problems, &set, options.clone(), &cache_dir, &never).await?;
+                expected::attach(&mut problems, &set, options.clone(), &cache_dir, &never).await?;
                 canonical::validate(options, &problems, args.close).await
             })
         }

@@ -11,11 +11,13 @@ use serde_json::{json, Map, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::error::CommandError;
-use crate::input::{looks_like_a_problem, string_field, InputError};
-use crate::jsonl::JsonlReader;
-use crate::output::write_atomically;
 use crate::say::say;
 use crate::scores::Scores;
+use passk_formats::fields::string_field;
+use passk_formats::jsonl::JsonlReader;
+use passk_formats::sample::looks_like_a_problem;
+use passk_formats::write::write_atomically;
+use passk_formats::InputError;
 
 const INFRASTRUCTURE: &str = "infrastructure";
 const UNJUDGEABLE: &str = "unjudgeable";

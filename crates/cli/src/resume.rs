@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::output::{partial_path, write_atomically};
+use passk_formats::write::{partial_path, write_atomically};
 
 pub fn settings_path(results: &Path) -> PathBuf {
     let mut name = partial_path(results).into_os_string();

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use crate::document::{self, ReportPath};
 use crate::error::CommandError;
-use crate::input::InputError;
 use crate::report::{Report, Tally};
 use crate::scores::{self, UncertaintyOptions};
+use passk_formats::InputError;
 
 #[derive(Debug)]
 pub struct ScoreOptions {
@@ -19,7 +19,8 @@ pub struct ScoreOptions {
 
 pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
     if let Some(path) = &options.summary {
-        crate::output::check_writable(path).map_err(|source| InputError::unwritable("--summary", path, source))?;
+        passk_formats::write::check_writable(path)
+            .map_err(|source| InputError::unwritable("--summary", path, source))?;
     }
     let tally = Tally::read(&options.results)?;
     // Samples without a verdict leave pass@k unknown, not lower.

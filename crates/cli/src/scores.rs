@@ -9,9 +9,10 @@ use passk_scorer::{Counts, Metric, Summary};
 use serde_json::{json, Map, Value};
 
 use crate::error::CommandError;
-use crate::input::{string_field, InputError};
-use crate::jsonl::JsonlReader;
 use crate::report::Tally;
+use passk_formats::fields::string_field;
+use passk_formats::jsonl::JsonlReader;
+use passk_formats::InputError;
 
 /// How uncertainty is measured, as asked on the command line.
 #[derive(Debug, Clone, Default)]

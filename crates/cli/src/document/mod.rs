@@ -15,10 +15,10 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use crate::error::CommandError;
-use crate::input::InputError;
 use crate::report::Report;
 use crate::say::say;
 use crate::scores::{self, UncertaintyOptions};
+use passk_formats::InputError;
 
 pub use self::problems::ProblemRow;
 
@@ -44,7 +44,8 @@ impl ReportPath {
             Some("md" | "markdown") => Format::Markdown,
             _ => return Err(InputError::ReportFormat { path: path.display().to_string() }),
         };
-        crate::output::check_writable(path).map_err(|source| InputError::unwritable("--report", path, source))?;
+        passk_formats::write::check_writable(path)
+            .map_err(|source| InputError::unwritable("--report", path, source))?;
         Ok(ReportPath { path: path.to_owned(), format })
     }
 }
@@ -173,7 +174,7 @@ fn render(target: &ReportPath, (name, template): (&str, &str), context: &impl Se
     environment.add_template("sortable.js", include_str!("sortable.js")).map_err(template_error)?;
     environment.add_template(name, template).map_err(template_error)?;
     let text = environment.get_template(name).and_then(|t| t.render(context)).map_err(template_error)?;
-    crate::output::write_atomically(&target.path, text.as_bytes())
+    passk_formats::write::write_atomically(&target.path, text.as_bytes())
         .map_err(|source| CommandError::Write { path: target.path.display().to_string(), source })
 }
 

@@ -6,8 +6,9 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::input::{string_field, InputError};
-use crate::jsonl::JsonlReader;
+use passk_formats::fields::string_field;
+use passk_formats::jsonl::JsonlReader;
+use passk_formats::InputError;
 
 /// One problem's line of the report's table.
 #[derive(Debug, Serialize)]

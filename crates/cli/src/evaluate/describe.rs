@@ -7,8 +7,8 @@ use passk_runner::{DriverFacts, Isolation, Level, Tests, VerdictMode};
 use serde_json::{json, Map, Value};
 
 use super::EvaluateOptions;
-use crate::problems::{Format, ProblemSet};
 use crate::say::say;
+use passk_formats::problems::{Format, ProblemSet};
 
 pub fn refused(isolation: &Isolation) -> Value {
     let refused: Map<String, Value> =

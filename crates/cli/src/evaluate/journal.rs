@@ -19,8 +19,9 @@ use passk_runner::{Status, Verdict};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::output::{partial_path, record_verdict, LineWriter};
 use crate::report::{tests_passed, Outcome, Tally, TestsPassed};
+use passk_formats::results::record_verdict;
+use passk_formats::write::{partial_path, LineWriter};
 
 /// The fields of a results line that say how its verdict was reached (`amend`).
 const MARKS: [&str; 3] = ["verdicts", "retried", "retried_limit"];

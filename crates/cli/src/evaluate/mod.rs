@@ -38,15 +38,15 @@ use crate::args::EvaluateArgs;
 use crate::canonical;
 use crate::document;
 use crate::error::CommandError;
-use crate::input::InputError;
-use crate::problems::expected::Recordings;
-use crate::problems::SetOptions;
-use crate::provenance;
+use crate::expected::Recordings;
 use crate::report::{Coverage, Report, Subset, Tally};
 use crate::resume;
 use crate::retry;
 use crate::say::say;
 use crate::scores::{self, UncertaintyOptions};
+use passk_formats::problems::SetOptions;
+use passk_formats::provenance;
+use passk_formats::InputError;
 
 pub use self::journal::JournalError;
 

@@ -13,9 +13,9 @@ use super::samples::{self, SamplesFile};
 use super::EvaluateOptions;
 use crate::document::ReportPath;
 use crate::error::CommandError;
-use crate::input::InputError;
 use crate::lock::ResultsLock;
-use crate::problems::ProblemSet;
+use passk_formats::problems::ProblemSet;
+use passk_formats::InputError;
 
 /// A run's inputs, checked, and its results file, claimed.
 #[derive(Debug)]
@@ -47,7 +47,8 @@ impl Prepared {
         let outputs =
             std::iter::once(("--results", &options.results)).chain(options.summary.iter().map(|s| ("--summary", s)));
         for (option, path) in outputs {
-            crate::output::check_writable(path).map_err(|source| InputError::unwritable(option, path, source))?;
+            passk_formats::write::check_writable(path)
+                .map_err(|source| InputError::unwritable(option, path, source))?;
         }
         let lock = ResultsLock::acquire(&options.results)?;
         let report = options.report.as_deref().map(ReportPath::new).transpose()?;
@@ -156,7 +157,7 @@ fn settings(
             "min_time_limit": set.min_time_limit,
             "time_limit_factor": set.time_limit_factor,
             "float_tolerance": set.float_tolerance,
-            "checker_sha256": set.checker.as_deref().map(|text| crate::provenance::sha256_bytes(text.as_bytes())),
+            "checker_sha256": set.checker.as_deref().map(|text| passk_formats::provenance::sha256_bytes(text.as_bytes())),
         }),
     );
     settings.insert("python".into(), json!(interpreter.executable.display().to_string()));

@@ -17,9 +17,9 @@ use tokio::task::JoinSet;
 use super::samples::Pending;
 use crate::dedup;
 use crate::error::CommandError;
-use crate::problems::expected::{Attached, Recordings};
-use crate::problems::ProblemSet;
+use crate::expected::{Attached, Recordings};
 use crate::progress::{Phase, Progress};
+use passk_formats::problems::ProblemSet;
 
 pub struct Recording {
     recordings: Recordings,

@@ -17,13 +17,13 @@ use serde_json::{json, Map, Value};
 
 use crate::document::ReportPath;
 use crate::error::{CommandError, UnjudgeableBecause};
-use crate::input::InputError;
-use crate::jsonl::JsonlReader;
-use crate::output::write_atomically;
-use crate::problems::expected::NO_EXPECTED_OUTPUTS;
+use crate::expected::NO_EXPECTED_OUTPUTS;
 use crate::report::{Report, Subset, Tally};
 use crate::resume;
 use crate::scores;
+use passk_formats::jsonl::JsonlReader;
+use passk_formats::write::write_atomically;
+use passk_formats::InputError;
 
 use super::journal::Journal;
 use super::EvaluateOptions;
@@ -73,7 +73,7 @@ impl CompleteRun {
             );
             return None;
         }
-        if crate::provenance::sha256_file(results).ok()? != record.results_sha256 {
+        if passk_formats::provenance::sha256_file(results).ok()? != record.results_sha256 {
             say!("{} changed since its run; running again", results.display());
             return None;
         }

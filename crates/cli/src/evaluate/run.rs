@@ -21,11 +21,11 @@ use super::samples::{self, Feed, Pending, SamplesFile};
 use super::EvaluateOptions;
 use crate::dedup::{Dedup, Key, Offer, Sample};
 use crate::error::CommandError;
-use crate::input::InputError;
-use crate::problems::expected::Recordings;
-use crate::problems::ProblemSet;
+use crate::expected::Recordings;
 use crate::progress::{Phase, Progress};
 use crate::retry::TimedOut;
+use passk_formats::problems::ProblemSet;
+use passk_formats::InputError;
 
 /// How many samples may be read ahead of the verdicts decided. Samples waiting for an
 /// identical one's verdict wait in memory; this bound keeps that memory flat, and is

@@ -13,10 +13,11 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use crate::dedup::{self, Key, Sample};
-use crate::extract;
-use crate::input::{self, InputError};
-use crate::jsonl::JsonlReader;
-use crate::problems::{Format, ProblemSet};
+use passk_formats::extract;
+use passk_formats::jsonl::JsonlReader;
+use passk_formats::problems::{Format, ProblemSet};
+use passk_formats::sample;
+use passk_formats::InputError;
 
 /// The name the command line gives standard input.
 pub const STDIN: &str = "-";
@@ -56,7 +57,7 @@ impl SamplesFile {
     }
 
     pub fn sha256(&self) -> Result<String, InputError> {
-        crate::provenance::sha256_file(&self.path)
+        passk_formats::provenance::sha256_file(&self.path)
             .map_err(|source| InputError::Open { path: self.name.clone(), source })
     }
 
@@ -105,7 +106,7 @@ pub fn check(samples: &SamplesFile, problems: &ProblemSet, extracting: bool) -> 
     let source = reader.source().to_owned();
     let mut checked = Checked { total: 0, covered: BTreeSet::new(), chat_like: 0 };
     for record in reader {
-        let sample = input::sample(&source, problems, record?)?;
+        let sample = sample::sample(&source, problems, record?)?;
         checked.covered.insert(sample.problem);
         let text = match &sample.candidate {
             Candidate::Completion(text) | Candidate::Solution(text) => text,
@@ -146,14 +147,14 @@ pub fn missing_problems(samples: &SamplesFile, problems: &ProblemSet, covered: &
 /// `AT_LEAST` prove nothing, as nearly half the original's problems are sanitized MBPP's.
 fn sanitized_mbpp_hint(problems: &ProblemSet, covered: &BTreeSet<usize>) -> String {
     const AT_LEAST: usize = 10;
-    let sanitized = |&index: &usize| crate::problems::mbpp::in_sanitized(&problems.problems[index].task_id);
+    let sanitized = |&index: &usize| passk_formats::problems::mbpp::in_sanitized(&problems.problems[index].task_id);
     if problems.format != Format::Mbpp || covered.len() < AT_LEAST || !covered.iter().all(sanitized) {
         return String::new();
     }
     format!(
         "; every problem these samples answer is one of sanitized MBPP's, numbered as in the original: samples \
          of sanitized MBPP are evaluated against its own file: {}",
-        crate::problems::fetch_benchmark("mbpp-sanitized", "sanitized-mbpp.json")
+        passk_formats::problems::fetch_benchmark("mbpp-sanitized", "sanitized-mbpp.json")
     )
 }
 
@@ -222,7 +223,7 @@ fn each_pending(
     let source = reader.source().to_owned();
     for (index, record) in reader.enumerate() {
         // A line that was valid a moment ago and is not now means the file changed.
-        let mut sample = input::sample(&source, problems, record?)?;
+        let mut sample = sample::sample(&source, problems, record?)?;
         if index >= feed.total {
             return Err(InputError::Changed { path: source, line: sample.line });
         }

@@ -8,7 +8,8 @@ use passk_runner::{ProblemCode, Tests};
 use serde_json::{Map, Value};
 
 use super::Problem;
-use crate::input::{optional_string_field, string_field, InputError};
+use crate::error::InputError;
+use crate::fields::{optional_string_field, string_field};
 
 pub fn problem(source: &str, line: usize, object: &Map<String, Value>) -> Result<Problem, InputError> {
     let field = |field| string_field(source, line, object, field);

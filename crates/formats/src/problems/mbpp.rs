@@ -18,7 +18,8 @@ use passk_runner::{ProblemCode, Tests};
 use serde_json::{Map, Value};
 
 use super::{Problem, SetOptions};
-use crate::input::{optional_string_field, string_field, InputError};
+use crate::error::InputError;
+use crate::fields::{optional_string_field, string_field};
 use crate::jsonl::JsonlReader;
 
 /// The task ids of sanitized MBPP's 427 problems (google-research's sanitized-mbpp.json,

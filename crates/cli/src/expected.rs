@@ -23,12 +23,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use super::evalplus::{judging_suite, recording_suite, Recorded};
-use super::{Problem, ProblemSet, SetOptions};
 use crate::error::CommandError;
 use crate::progress::{Phase, Progress};
 use crate::report::plural;
 use crate::say::say;
+use passk_formats::problems::evalplus::{judging_suite, recording_suite, Recorded};
+use passk_formats::problems::{Problem, ProblemSet, SetOptions};
 
 /// How the detail of a sample unjudgeable for want of expected outputs begins.
 pub const NO_EXPECTED_OUTPUTS: &str = "the canonical solution gives no expected outputs";

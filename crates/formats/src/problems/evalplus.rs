@@ -13,7 +13,7 @@ use passk_runner::{ProblemCode, Suite, Tests};
 use serde_json::{json, Value};
 
 use super::{raw, Problem, SetOptions};
-use crate::input::InputError;
+use crate::error::InputError;
 use crate::jsonl::JsonlReader;
 
 /// EvalPlus's defaults: an input's limit is max(1 s, 4 x the canonical solution's time).

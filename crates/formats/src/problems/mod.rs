@@ -11,8 +11,7 @@
 //! The format is told from the file's first record, or given with `--format`.
 
 mod contests;
-mod evalplus;
-pub mod expected;
+pub mod evalplus;
 mod humaneval;
 pub mod mbpp;
 mod raw;
@@ -25,13 +24,13 @@ use std::time::Duration;
 use passk_runner::ProblemCode;
 use serde_json::{Map, Value};
 
-use crate::input::InputError;
+use crate::error::InputError;
 use crate::jsonl::JsonlReader;
 
 pub use evalplus::EvalPlusInputs;
 
 /// The formats passk reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
     // JSON Lines of `task_id, prompt, entry_point, test` (and `canonical_solution`); also
@@ -54,6 +53,23 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order a listing of them shows.
+    pub const ALL: [Format; 8] = [
+        Format::Humaneval,
+        Format::Mbpp,
+        Format::MbppSanitized,
+        Format::Evalplus,
+        Format::Apps,
+        Format::CodeContests,
+        Format::Livecodebench,
+        Format::Sandboxfusion,
+    ];
+
+    /// The format named `name`, as [`Format::name`] spells it.
+    pub fn named(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|format| format.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Format::Humaneval => "humaneval",

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::input::InputError;
+use crate::error::InputError;
 
 /// The first bytes of every gzip stream.
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];

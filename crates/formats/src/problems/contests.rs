@@ -14,7 +14,8 @@ use passk_runner::{ProblemCode, Suite, Tests};
 use serde_json::{json, Map, Value};
 
 use super::{Problem, SetOptions};
-use crate::input::{string_field, InputError};
+use crate::error::InputError;
+use crate::fields::string_field;
 
 /// CodeContests's language number for Python 3.
 const CODE_CONTESTS_PYTHON3: u64 = 3;
