@@ -300,8 +300,8 @@ pub struct UncertaintyArgs {
 }
 
 impl UncertaintyArgs {
-    pub fn options(&self) -> crate::scores::UncertaintyOptions {
-        crate::scores::UncertaintyOptions {
+    pub fn options(&self) -> passk_report::scores::UncertaintyOptions {
+        passk_report::scores::UncertaintyOptions {
             cluster_by: self.cluster_by.clone(),
             bootstrap: self.bootstrap.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
             seed: self.seed,

@@ -12,10 +12,10 @@ use passk_runner::{CancellationToken, Candidate, Job, Pool, PoolOptions, Program
 use tokio::sync::mpsc;
 
 use crate::error::CommandError;
-use crate::report::{agree, plural};
 use crate::say::say;
 use passk_formats::problems::ProblemSet;
 use passk_formats::InputError;
+use passk_report::words::{agree, plural};
 
 /// How many times each canonical solution runs when calibrating; the slowest counts.
 const CALIBRATION_RUNS: usize = 2;

@@ -9,11 +9,11 @@ use passk_scorer::paired::{self, Difference};
 use passk_scorer::{Counts, Metric};
 use serde_json::{json, Map, Value};
 
-use crate::document::{self, Comparison, ReportPath};
 use crate::error::CommandError;
-use crate::report::Tally;
 use crate::say::say;
 use passk_formats::InputError;
+use passk_report::document::{self, Comparison, ReportPath};
+use passk_report::tally::Tally;
 
 /// How many of the largest per-problem differences are listed.
 const LARGEST: usize = 10;
@@ -93,7 +93,7 @@ pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
         warn_if_single_samples(tally, path, &common);
     }
     let groups = match &options.cluster_by {
-        Some(field) => Some(crate::scores::groups_of(&options.a, field, &common)?),
+        Some(field) => Some(passk_report::scores::groups_of(&options.a, field, &common)?),
         None => None,
     };
     let mut compared = Vec::new();
@@ -234,8 +234,8 @@ fn mismatch_message(options: &CompareOptions, only_a: &[&String], only_b: &[&Str
         .iter()
         .filter(|(_, _, only)| !only.is_empty())
         .map(|(has, lacks, only)| {
-            let problems = crate::report::plural(only.len(), "problem");
-            let named = crate::report::first_few(only, 5);
+            let problems = passk_report::words::plural(only.len(), "problem");
+            let named = passk_report::words::first_few(only, 5);
             format!("{} has {problems} that {} lacks ({named})", has.display(), lacks.display())
         })
         .collect();

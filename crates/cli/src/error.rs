@@ -51,6 +51,8 @@ pub enum CommandError {
     #[error("cannot score")]
     Score(#[from] passk_scorer::SummaryError),
     #[error(transparent)]
+    Report(#[from] passk_report::ReportError),
+    #[error(transparent)]
     Resume(#[from] resume::ResumeError),
     #[error(transparent)]
     Lock(#[from] lock::LockError),
@@ -65,14 +67,12 @@ pub enum CommandError {
     IncompleteResults { errors: u64 },
     #[error("{failing} canonical solutions fail")]
     InvalidProblems { failing: usize },
-    #[error("{} cannot be judged: {}; {}", crate::report::plural(.problems.len(), "problem"), .problems.join(", "), .why.hint())]
+    #[error("{} cannot be judged: {}; {}", passk_report::words::plural(.problems.len(), "problem"), .problems.join(", "), .why.hint())]
     Unjudgeable { problems: Vec<String>, why: UnjudgeableBecause },
     #[error("{message}")]
     Calc { message: String },
     #[error("{message}")]
     CompareInput { message: String },
-    #[error("cannot make the report: {message}")]
-    Document { message: String },
     #[error("the product form and the exact closed form disagree, which is a bug in passk: {message}")]
     CalcMismatch { message: String },
     #[error("no command {name:?}; the commands are {known}")]
@@ -117,6 +117,7 @@ impl CommandError {
             | CommandError::Lock(_)
             | CommandError::AllowPackage(_)
             | CommandError::Journal(JournalError::Damaged { .. }) => EXIT_BAD_INPUT,
+            CommandError::Report(error) if error.kind() == passk_report::ReportErrorKind::BadInput => EXIT_BAD_INPUT,
             CommandError::Stopped(Stopped::Interrupted { .. }) | CommandError::Interrupted { .. } => EXIT_INTERRUPTED,
             CommandError::Stopped(Stopped::Infrastructure { .. }) | CommandError::IncompleteResults { .. } => {
                 EXIT_INFRASTRUCTURE

@@ -25,10 +25,10 @@ use tokio::sync::mpsc;
 
 use crate::error::CommandError;
 use crate::progress::{Phase, Progress};
-use crate::report::plural;
 use crate::say::say;
 use passk_formats::problems::evalplus::{judging_suite, recording_suite, Recorded};
 use passk_formats::problems::{Problem, ProblemSet, SetOptions};
+use passk_report::words::plural;
 
 /// How the detail of a sample unjudgeable for want of expected outputs begins.
 pub const NO_EXPECTED_OUTPUTS: &str = "the canonical solution gives no expected outputs";
@@ -292,7 +292,7 @@ impl Recordings {
         say!(
             "warning: {} cannot be judged, for want of expected outputs (not cached: the same command tries again): {}",
             plural(failing.len(), "problem"),
-            crate::report::first_few(&failing, 5)
+            passk_report::words::first_few(&failing, 5)
         );
     }
 }

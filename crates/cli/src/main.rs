@@ -10,18 +10,15 @@ mod calc;
 mod canonical;
 mod compare;
 mod dedup;
-mod document;
 mod error;
 mod evaluate;
 mod expected;
 mod lock;
 mod progress;
-mod report;
 mod resume;
 mod retry;
 mod say;
 mod score;
-mod scores;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -101,7 +98,7 @@ fn run(command: Command) -> Result<(), CommandError> {
         Command::Help { command } => help(&command),
         Command::Score(args) => {
             let uncertainty = args.uncertainty.options();
-            let report = args.report.as_deref().map(document::ReportPath::new).transpose()?;
+            let report = args.report.as_deref().map(passk_report::document::ReportPath::new).transpose()?;
             score::score(score::ScoreOptions {
                 results: args.results,
                 ks: args.k,
@@ -111,7 +108,7 @@ fn run(command: Command) -> Result<(), CommandError> {
             })
         }
         Command::Compare(args) => compare::compare(&compare::CompareOptions {
-            report: args.report.as_deref().map(document::ReportPath::new).transpose()?,
+            report: args.report.as_deref().map(passk_report::document::ReportPath::new).transpose()?,
             a: args.a,
             b: args.b,
             ks: args.k,

@@ -6,6 +6,11 @@
 
 use std::io::{ErrorKind, Write};
 
+use std::path::Path;
+
+use passk_report::document::{ReportPath, Written};
+use passk_report::summary::Report;
+
 use crate::error::CommandError;
 
 /// One line on standard error, dropped if standard error is closed.
@@ -30,5 +35,29 @@ pub fn print(text: &[u8]) -> Result<(), CommandError> {
             Err(CommandError::Write { path: "standard output".into(), source: error })
         }
         _ => Ok(()),
+    }
+}
+
+/// Warns of what pass@k leaves out, prints the table, and writes the JSON summary to
+/// `summary` if asked.
+pub fn publish(report: &Report<'_>, summary: Option<&Path>) -> Result<(), CommandError> {
+    for warning in report.warnings() {
+        say!("warning: {warning}");
+    }
+    let mut table = Vec::new();
+    report.print_table(&mut table).map_err(|source| CommandError::Write { path: "standard output".into(), source })?;
+    print(&table)?;
+    match summary {
+        Some(path) => {
+            report.write_json(path).map_err(|source| CommandError::Write { path: path.display().to_string(), source })
+        }
+        None => Ok(()),
+    }
+}
+
+/// Says why a report asked for was not written.
+pub fn written(written: Written, target: &ReportPath) {
+    if written == Written::NothingToReport {
+        say!("warning: no report written to {}: there is no pass@k to report", target.path.display());
     }
 }

@@ -2,11 +2,12 @@
 
 use std::path::PathBuf;
 
-use crate::document::{self, ReportPath};
 use crate::error::CommandError;
-use crate::report::{Report, Tally};
-use crate::scores::{self, UncertaintyOptions};
 use passk_formats::InputError;
+use passk_report::document::{self, ReportPath};
+use passk_report::scores::{self, UncertaintyOptions};
+use passk_report::summary::Report;
+use passk_report::tally::Tally;
 
 #[derive(Debug)]
 pub struct ScoreOptions {
@@ -41,9 +42,12 @@ pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
         subset: None,
         covers: None,
     };
-    report.publish(options.summary.as_deref())?;
+    crate::say::publish(&report, options.summary.as_deref())?;
     if let Some(target) = &options.report {
-        document::write_if_complete(target, "passk score", &report, &options.results, &options.uncertainty)?;
+        crate::say::written(
+            document::write_if_complete(target, "passk score", &report, &options.results, &options.uncertainty)?,
+            target,
+        );
     }
     if !complete {
         Err(CommandError::IncompleteResults { errors: tally.infrastructure_errors() })

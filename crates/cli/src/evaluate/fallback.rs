@@ -102,7 +102,7 @@ pub async fn decide(
     say!(
         "judging {} samples of {} in process: their tests pass what cannot cross to another process",
         indices.len(),
-        crate::report::plural(falls_back.len(), "problem")
+        passk_report::words::plural(falls_back.len(), "problem")
     );
     let programs = samples::programs(&prepared.samples, problems, prepared.total, &indices, extract)?;
     let mut in_process = options.clone();

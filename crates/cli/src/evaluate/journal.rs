@@ -19,9 +19,9 @@ use passk_runner::{Status, Verdict};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::report::{tests_passed, Outcome, Tally, TestsPassed};
 use passk_formats::results::record_verdict;
 use passk_formats::write::{partial_path, LineWriter};
+use passk_report::tally::{tests_passed, Outcome, Tally, TestsPassed};
 
 /// The fields of a results line that say how its verdict was reached (`amend`).
 const MARKS: [&str; 3] = ["verdicts", "retried", "retried_limit"];

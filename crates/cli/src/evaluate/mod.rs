@@ -36,17 +36,18 @@ use self::rerun::CompleteRun;
 use self::run::{Counts, Ran};
 use crate::args::EvaluateArgs;
 use crate::canonical;
-use crate::document;
 use crate::error::CommandError;
 use crate::expected::Recordings;
-use crate::report::{Coverage, Report, Subset, Tally};
 use crate::resume;
 use crate::retry;
 use crate::say::say;
-use crate::scores::{self, UncertaintyOptions};
 use passk_formats::problems::SetOptions;
 use passk_formats::provenance;
 use passk_formats::InputError;
+use passk_report::document;
+use passk_report::scores::{self, UncertaintyOptions};
+use passk_report::summary::{Coverage, Report, Subset};
+use passk_report::tally::Tally;
 
 pub use self::journal::JournalError;
 
@@ -478,9 +479,9 @@ impl Concluded {
                 say!(
                     "running the samples that timed out again, one at a time: those of {} under {} x the canonical \
                      solution's time ({})",
-                    crate::report::plural(floors.len(), "problem"),
+                    passk_report::words::plural(floors.len(), "problem"),
                     options.set.time_limit_factor,
-                    crate::report::first_few(&named, 5)
+                    passk_report::words::first_few(&named, 5)
                 );
             }
             let verdicts = retry::retry(pool_options.clone(), &timed_out, interrupt).await;
@@ -569,7 +570,7 @@ impl Concluded {
         }
         let mut footer = footer;
         if !in_process.is_empty() {
-            let problems = crate::report::plural(in_process.len(), "problem");
+            let problems = passk_report::words::plural(in_process.len(), "problem");
             footer.push((
                 "fallback".into(),
                 format!(
@@ -591,9 +592,12 @@ impl Concluded {
         });
         let covers = Some(Coverage { samples: prepared.total, problems: prepared.covered.len() });
         let report = Report { subset, tally: &tally, scores: &scores, complete, settings, run, footer, covers };
-        report.publish(options.summary.as_deref())?;
+        crate::say::publish(&report, options.summary.as_deref())?;
         if let Some(target) = &prepared.report {
-            document::write_if_complete(target, "passk evaluate", &report, &options.results, &options.uncertainty)?;
+            crate::say::written(
+                document::write_if_complete(target, "passk evaluate", &report, &options.results, &options.uncertainty)?,
+                target,
+            );
         }
         if let Some(hint) = prepared.chat_hint() {
             say!("warning: {hint}");

@@ -11,11 +11,11 @@ use serde_json::{json, Map, Value};
 
 use super::samples::{self, SamplesFile};
 use super::EvaluateOptions;
-use crate::document::ReportPath;
 use crate::error::CommandError;
 use crate::lock::ResultsLock;
 use passk_formats::problems::ProblemSet;
 use passk_formats::InputError;
+use passk_report::document::ReportPath;
 
 /// A run's inputs, checked, and its results file, claimed.
 #[derive(Debug)]
@@ -109,7 +109,7 @@ impl Prepared {
                 "{} of {} {} like raw chat output (a markdown fence, or prose before the code), which fails as \
                  Python; use --extract to take the program out of each answer",
                 self.chat_like,
-                crate::report::plural(self.total, "sample"),
+                passk_report::words::plural(self.total, "sample"),
                 if self.chat_like == 1 { "looks" } else { "look" }
             )
         })

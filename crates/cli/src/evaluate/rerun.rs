@@ -15,15 +15,16 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use crate::document::ReportPath;
 use crate::error::{CommandError, UnjudgeableBecause};
 use crate::expected::NO_EXPECTED_OUTPUTS;
-use crate::report::{Report, Subset, Tally};
 use crate::resume;
-use crate::scores;
 use passk_formats::jsonl::JsonlReader;
 use passk_formats::write::write_atomically;
 use passk_formats::InputError;
+use passk_report::document::ReportPath;
+use passk_report::scores;
+use passk_report::summary::{Report, Subset};
+use passk_report::tally::Tally;
 
 use super::journal::Journal;
 use super::EvaluateOptions;
@@ -94,9 +95,9 @@ impl CompleteRun {
         say!(
             "running again the {} of {} left unjudgeable for want of expected outputs ({}); the other {} keep \
              their results",
-            crate::report::plural(rerun, "sample"),
-            crate::report::plural(unjudged.task_ids.len(), "problem"),
-            crate::report::first_few(&unjudged.task_ids, 5),
+            passk_report::words::plural(rerun, "sample"),
+            passk_report::words::plural(unjudged.task_ids.len(), "problem"),
+            passk_report::words::first_few(&unjudged.task_ids, 5),
             unjudged.total - rerun
         );
         Ok(true)
@@ -126,9 +127,18 @@ impl CompleteRun {
             footer: self.footer,
             covers: None,
         };
-        report.publish(options.summary.as_deref())?;
+        crate::say::publish(&report, options.summary.as_deref())?;
         if let Some(target) = document {
-            crate::document::write_if_complete(target, "passk evaluate", &report, results, &options.uncertainty)?;
+            crate::say::written(
+                passk_report::document::write_if_complete(
+                    target,
+                    "passk evaluate",
+                    &report,
+                    results,
+                    &options.uncertainty,
+                )?,
+                target,
+            );
         }
         if unjudgeable.is_empty() {
             Ok(())

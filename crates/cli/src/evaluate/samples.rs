@@ -131,10 +131,10 @@ pub fn missing_task_ids(problems: &ProblemSet, covered: &BTreeSet<usize>) -> Vec
 /// The refusal of a samples file that leaves out problems of the set, naming them.
 pub fn missing_problems(samples: &SamplesFile, problems: &ProblemSet, covered: &BTreeSet<usize>) -> InputError {
     let missing = missing_task_ids(problems, covered);
-    let named = crate::report::first_few(&missing, 10);
+    let named = passk_report::words::first_few(&missing, 10);
     InputError::MissingProblems {
         path: samples.name().to_owned(),
-        missing: crate::report::plural(missing.len(), "problem"),
+        missing: passk_report::words::plural(missing.len(), "problem"),
         total: problems.problems.len(),
         set: problems.name.clone(),
         which: format!("{named}{}", sanitized_mbpp_hint(problems, covered)),

@@ -14,10 +14,9 @@ use std::path::{Path, PathBuf};
 use minijinja::Environment;
 use serde::Serialize;
 
-use crate::error::CommandError;
-use crate::report::Report;
-use crate::say::say;
+use crate::error::ReportError;
 use crate::scores::{self, UncertaintyOptions};
+use crate::summary::Report;
 use passk_formats::InputError;
 
 pub use self::problems::ProblemRow;
@@ -87,17 +86,24 @@ struct Context {
     footer: Vec<(String, String)>,
 }
 
-/// Writes the report of a complete run, or says why there is none.
+/// Whether a report was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    Report,
+    /// None: the run has no pass@k to report (it is incomplete, or problems are unjudgeable).
+    NothingToReport,
+}
+
+/// Writes the report of a run with pass@k to report.
 pub fn write_if_complete(
     target: &ReportPath,
     title: &str,
     report: &Report<'_>,
     results: &Path,
     uncertainty: &UncertaintyOptions,
-) -> Result<(), CommandError> {
+) -> Result<Written, ReportError> {
     if report.scores.scored.is_empty() {
-        say!("warning: no report written to {}: there is no pass@k to report", target.path.display());
-        return Ok(());
+        return Ok(Written::NothingToReport);
     }
     let rows = problems::read(results)?;
     let counts = report.tally.counts();
@@ -139,7 +145,7 @@ pub fn write_if_complete(
             .collect(),
         chart: match target.format {
             Format::Html => chart::svg("pass@k and pass^k over k, with 95% intervals", &chart::pass_series(&points))
-                .map_err(|message| CommandError::Document { message })?,
+                .map_err(|message| ReportError::Document { message })?,
             Format::Markdown => String::new(),
         },
         curve: points
@@ -157,11 +163,12 @@ pub fn write_if_complete(
         Format::Html => ("report.html", include_str!("report.html")),
         Format::Markdown => ("report.md", include_str!("report.md")),
     };
-    render(target, templates, &context)
+    render(target, templates, &context)?;
+    Ok(Written::Report)
 }
 
 /// Fills the template `(name, text)` with `context` and writes it to `target`.
-fn render(target: &ReportPath, (name, template): (&str, &str), context: &impl Serialize) -> Result<(), CommandError> {
+fn render(target: &ReportPath, (name, template): (&str, &str), context: &impl Serialize) -> Result<(), ReportError> {
     let mut environment = Environment::new();
     environment.set_auto_escape_callback(|name| {
         if name.ends_with(".html") {
@@ -170,12 +177,12 @@ fn render(target: &ReportPath, (name, template): (&str, &str), context: &impl Se
             minijinja::AutoEscape::None
         }
     });
-    let template_error = |e: minijinja::Error| CommandError::Document { message: e.to_string() };
+    let template_error = |e: minijinja::Error| ReportError::Document { message: e.to_string() };
     environment.add_template("sortable.js", include_str!("sortable.js")).map_err(template_error)?;
     environment.add_template(name, template).map_err(template_error)?;
     let text = environment.get_template(name).and_then(|t| t.render(context)).map_err(template_error)?;
     passk_formats::write::write_atomically(&target.path, text.as_bytes())
-        .map_err(|source| CommandError::Write { path: target.path.display().to_string(), source })
+        .map_err(|source| ReportError::Write { path: target.path.display().to_string(), source })
 }
 
 /// Everything a comparison's report shows.
@@ -198,12 +205,12 @@ pub struct Comparison {
 }
 
 /// Writes the report of a comparison.
-pub fn write_comparison(target: &ReportPath, mut comparison: Comparison) -> Result<(), CommandError> {
+pub fn write_comparison(target: &ReportPath, mut comparison: Comparison) -> Result<(), ReportError> {
     if target.format == Format::Html {
         let [a, b] = std::mem::take(&mut comparison.curves);
         let series = vec![("A: pass@k".to_owned(), chart::BLUE_LINE, a), ("B: pass@k".to_owned(), chart::RED_LINE, b)];
         comparison.chart = chart::svg("pass@k of A and B over k, with 95% intervals", &series)
-            .map_err(|message| CommandError::Document { message })?;
+            .map_err(|message| ReportError::Document { message })?;
     }
     let templates = match target.format {
         Format::Html => ("compare.html", include_str!("compare.html")),
@@ -217,7 +224,7 @@ pub fn pass_at_curve(
     counts: &[(String, passk_scorer::Counts)],
     results: &Path,
     max_k: u64,
-) -> Result<chart::Curve, CommandError> {
+) -> Result<chart::Curve, ReportError> {
     let scores = scores::score(counts, results, &chart::ks_to_draw(max_k), &UncertaintyOptions::default())?;
     Ok(chart::points(&scores).iter().map(|p| (p.k, p.pass_at)).collect())
 }

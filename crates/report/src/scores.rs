@@ -8,8 +8,8 @@ use passk_scorer::uncertainty::{self, VarianceSplit};
 use passk_scorer::{Counts, Metric, Summary};
 use serde_json::{json, Map, Value};
 
-use crate::error::CommandError;
-use crate::report::Tally;
+use crate::error::ReportError;
+use crate::tally::Tally;
 use passk_formats::fields::string_field;
 use passk_formats::jsonl::JsonlReader;
 use passk_formats::InputError;
@@ -122,7 +122,7 @@ pub fn of_tally(
     results: &Path,
     ks: &[u64],
     options: &UncertaintyOptions,
-) -> Result<Scores, CommandError> {
+) -> Result<Scores, ReportError> {
     if !complete || !tally.unjudgeable_problems().is_empty() {
         return Ok(Scores::default());
     }
@@ -142,7 +142,7 @@ pub fn score(
     results: &Path,
     ks: &[u64],
     options: &UncertaintyOptions,
-) -> Result<Scores, CommandError> {
+) -> Result<Scores, ReportError> {
     let counts: Vec<Counts> = problems.iter().map(|(_, c)| *c).collect();
     let task_ids: Vec<String> = problems.iter().map(|(task_id, _)| task_id.clone()).collect();
     let groups = match &options.cluster_by {

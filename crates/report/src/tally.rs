@@ -1,0 +1,252 @@
+//! Pass counts per problem and per status, read from a results file or added line by
+//! line as a run decides them.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+
+use passk_scorer::Counts;
+use serde_json::{Map, Value};
+
+use passk_formats::fields::string_field;
+use passk_formats::jsonl::JsonlReader;
+use passk_formats::sample::looks_like_a_problem;
+use passk_formats::InputError;
+
+const INFRASTRUCTURE: &str = "infrastructure";
+const UNJUDGEABLE: &str = "unjudgeable";
+
+/// What one results line says of its sample, as far as the summary counts it.
+#[derive(Debug, Clone, Copy)]
+pub struct Outcome<'a> {
+    pub passed: bool,
+    pub status: Option<&'a str>,
+    /// HumanEval+ and MBPP+: whether the base inputs alone passed.
+    pub base_passed: Option<bool>,
+    /// Problems with tests counted one by one: how many passed, of how many, and
+    /// whether every one ran (a sample stops at its first failure unless --all-tests).
+    pub tests: Option<TestsPassed>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TestsPassed {
+    pub passed: u64,
+    pub total: u64,
+    pub every_test_ran: bool,
+}
+
+/// APPS's "test case average": the fraction of its tests a sample passes, averaged over
+/// each problem's samples and then over problems.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TestCaseAverage {
+    pub mean: f64,
+    /// False where a sample stopped at its first failure, so the mean is a lower bound.
+    pub exact: bool,
+}
+
+/// Pass counts per problem, in the order problems first appear, and counts per status.
+/// Samples with an infrastructure error, or that could not be judged, are counted by
+/// status but not in pass@k.
+#[derive(Debug, Default)]
+pub struct Tally {
+    pub(crate) problems: Vec<(String, Counts)>,
+    position: HashMap<String, usize>,
+    /// Every problem with a sample, those without a verdict to count included.
+    seen: BTreeSet<String>,
+    pub(crate) statuses: BTreeMap<String, u64>,
+    pub(crate) unjudgeable: BTreeSet<String>,
+    /// Per problem: samples whose base inputs passed, and the samples that had no word
+    /// on them.
+    base_passed: Vec<u64>,
+    without_base: u64,
+    /// Per problem: the sum of its samples' fractions of tests passed, and how many.
+    fractions: Vec<(f64, u64)>,
+    without_tests: u64,
+    stopped_early: bool,
+}
+
+impl Tally {
+    pub fn add(&mut self, task_id: &str, outcome: &Outcome) {
+        let passed = outcome.passed;
+        let status = outcome.status.unwrap_or(if passed { "passed" } else { "failed" });
+        *self.statuses.entry(status.to_owned()).or_default() += 1;
+        if !self.seen.contains(task_id) {
+            self.seen.insert(task_id.to_owned());
+        }
+        // A sample without a verdict says nothing about the model.
+        if status == UNJUDGEABLE {
+            self.unjudgeable.insert(task_id.to_owned());
+        }
+        if status == INFRASTRUCTURE || status == UNJUDGEABLE {
+            return;
+        }
+        let at = match self.position.get(task_id) {
+            Some(&at) => at,
+            None => {
+                self.position.insert(task_id.to_owned(), self.problems.len());
+                self.problems.push((task_id.to_owned(), Counts::default()));
+                self.base_passed.push(0);
+                self.fractions.push((0.0, 0));
+                self.problems.len() - 1
+            }
+        };
+        let counts = &mut self.problems[at].1;
+        counts.n += 1;
+        counts.c += u64::from(passed);
+        match outcome.base_passed {
+            Some(base) => self.base_passed[at] += u64::from(base),
+            None => self.without_base += 1,
+        }
+        match outcome.tests {
+            Some(tests) if tests.total > 0 => {
+                let fraction = &mut self.fractions[at];
+                fraction.0 += tests.passed as f64 / tests.total as f64;
+                fraction.1 += 1;
+                self.stopped_early |= !tests.every_test_ran;
+            }
+            _ => self.without_tests += 1,
+        }
+    }
+
+    /// Each problem's counts of samples whose base inputs passed (HumanEval+ and MBPP+),
+    /// if every sample counted says.
+    pub fn base_counts(&self) -> Option<Vec<(String, Counts)>> {
+        if self.without_base > 0 || self.problems.is_empty() {
+            return None;
+        }
+        let base = self.problems.iter().zip(&self.base_passed);
+        Some(base.map(|((task_id, counts), &c)| (task_id.clone(), Counts { n: counts.n, c })).collect())
+    }
+
+    /// The test-case average, if every sample counted its tests.
+    pub fn test_case_average(&self) -> Option<TestCaseAverage> {
+        if self.without_tests > 0 || self.fractions.is_empty() {
+            return None;
+        }
+        let per_problem = self.fractions.iter().map(|(sum, samples)| sum / *samples as f64);
+        let mean = per_problem.sum::<f64>() / self.fractions.len() as f64;
+        Some(TestCaseAverage { mean, exact: !self.stopped_early })
+    }
+
+    /// Samples that got no verdict through a fault of the machine.
+    pub fn infrastructure_errors(&self) -> u64 {
+        self.statuses.get(INFRASTRUCTURE).copied().unwrap_or(0)
+    }
+
+    /// Problems whose tests could not be judged out of process.
+    pub fn unjudgeable_problems(&self) -> Vec<String> {
+        self.unjudgeable.iter().cloned().collect()
+    }
+
+    /// Samples per status.
+    pub fn statuses(&self) -> &BTreeMap<String, u64> {
+        &self.statuses
+    }
+
+    /// Samples counted, those with an infrastructure error included.
+    pub fn samples(&self) -> u64 {
+        self.statuses.values().sum()
+    }
+
+    /// Problems counted in pass@k.
+    pub fn problems(&self) -> usize {
+        self.problems.len()
+    }
+
+    /// Problems with a sample, whether or not any got a verdict pass@k counts.
+    pub fn problems_seen(&self) -> usize {
+        self.seen.len()
+    }
+
+    /// The tally of a results file: `task_id`, `passed` and, if given, `status` per line.
+    pub fn read(results: &Path) -> Result<Tally, InputError> {
+        let reader = JsonlReader::open(results)?;
+        let source = reader.source().to_owned();
+        let mut tally = Tally::default();
+        for record in reader {
+            let (line, object) = record.map_err(|error| settings_record(error, &source))?;
+            // Before any field is read: a problem set's ids may be numbers (MBPP's).
+            if !object.contains_key("passed") {
+                let fields = object.keys().map(String::as_str).collect::<Vec<_>>().join(", ");
+                if object.contains_key("completion") || object.contains_key("solution") {
+                    return Err(InputError::SamplesAsResults { path: source, line, fields });
+                }
+                if looks_like_a_problem(&object) {
+                    return Err(InputError::ProblemsAsResults { path: source, line, fields });
+                }
+                // An interrupted run's journal: a line per verdict, the results line inside.
+                if object.contains_key("sample") && object.contains_key("result") {
+                    let results = source.strip_suffix(".partial").unwrap_or(&source).to_owned();
+                    return Err(InputError::InterruptedRun { path: source, results });
+                }
+            }
+            let task_id = string_field(&source, line, &object, "task_id")?;
+            let passed = optional_bool(&source, line, &object, "passed")?.ok_or_else(|| InputError::Missing {
+                path: source.clone(),
+                line,
+                field: "passed",
+            })?;
+            let status = match object.get("status") {
+                None => None,
+                Some(Value::String(status)) => Some(status.as_str()),
+                Some(_) => {
+                    return Err(InputError::WrongType { path: source, line, field: "status", expected: "a string" })
+                }
+            };
+            let base_passed = optional_bool(&source, line, &object, "base_passed")?;
+            let tests = match object.get("tests") {
+                None => None,
+                Some(tests) => Some(tests_passed(tests).ok_or_else(|| InputError::WrongType {
+                    path: source.clone(),
+                    line,
+                    field: "tests",
+                    expected: "an object of counts `passed`, `run` and `total`",
+                })?),
+            };
+            tally.add(&task_id, &Outcome { passed, status, base_passed, tests });
+        }
+        if tally.samples() == 0 {
+            return Err(InputError::Empty { path: source, what: "results" });
+        }
+        Ok(tally)
+    }
+
+    /// Each problem's task id and counts, in the order problems first appear.
+    pub fn counts(&self) -> &[(String, Counts)] {
+        &self.problems
+    }
+}
+
+/// A results line's field that is true or false, if it has one.
+fn optional_bool(
+    source: &str,
+    line: usize,
+    object: &Map<String, Value>,
+    field: &'static str,
+) -> Result<Option<bool>, InputError> {
+    match object.get(field) {
+        None => Ok(None),
+        Some(Value::Bool(value)) => Ok(Some(*value)),
+        Some(_) => Err(InputError::WrongType { path: source.to_owned(), line, field, expected: "true or false" }),
+    }
+}
+
+/// A results line's `tests`: `{"passed", "run", "total"}`.
+pub fn tests_passed(tests: &Value) -> Option<TestsPassed> {
+    let count = |name: &str| tests.get(name).and_then(Value::as_u64);
+    let (passed, run, total) = (count("passed")?, count("run")?, count("total")?);
+    Some(TestsPassed { passed, total, every_test_ran: run >= total })
+}
+
+/// A results file's record of its run's settings, given in its place, is one JSON object
+/// over several lines: name the results file it belongs to rather than ask for JSON Lines.
+fn settings_record(error: InputError, source: &str) -> InputError {
+    let InputError::NotJsonLines { .. } = error else { return error };
+    let path = source.to_owned();
+    if let Some(results) = source.strip_suffix(".partial.run.json") {
+        return InputError::InterruptedRun { path, results: results.to_owned() };
+    }
+    match source.strip_suffix(".run.json") {
+        Some(results) => InputError::SettingsRecord { path, results: results.to_owned() },
+        None => error,
+    }
+}
