@@ -8,6 +8,7 @@ use std::time::Duration;
 use passk_runner::{Interpreter, Limits, PoolOptions, SandboxMode, VerdictMode};
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
+use passk_eval::evaluate::EvaluateOptions;
 use passk_formats::problems::{Format, SetOptions};
 use passk_formats::InputError;
 
@@ -198,8 +199,9 @@ impl RunnerArgs {
             timeout: self.timeout,
             limits: self.limits(),
             sandbox: self.sandbox(),
-            helper: std::env::current_exe().map_err(CommandError::OwnExecutable)?,
-            output_cap: crate::evaluate::OUTPUT_CAP,
+            helper: std::env::current_exe()
+                .map_err(|error| CommandError::Eval(passk_eval::EvalError::OwnExecutable(error)))?,
+            output_cap: passk_eval::evaluate::OUTPUT_CAP,
             verdicts: self.verdicts(),
         })
     }
@@ -213,6 +215,39 @@ impl RunnerArgs {
             open_files: self.open_files,
             tmp_mib: self.tmp_size,
         }
+    }
+}
+
+impl EvaluateArgs {
+    /// The run these arguments ask for.
+    pub fn into_options(self) -> Result<EvaluateOptions, CommandError> {
+        let results = self.results.unwrap_or_else(|| passk_eval::evaluate::default_results(&self.samples));
+        let set = self.suite.set_options(self.runner.timeout)?;
+        Ok(EvaluateOptions {
+            problems: self.problems,
+            ks: self.k,
+            jobs: self.runner.jobs(),
+            timeout: self.runner.timeout,
+            sandbox: self.runner.sandbox(),
+            verdicts: self.runner.verdicts(),
+            limits: self.runner.limits(),
+            dedup: !self.no_dedup,
+            allowed_packages: self.runner.allowed_packages(),
+            python: self.runner.python,
+            samples: self.samples,
+            results,
+            summary: self.summary,
+            report: self.report,
+            restart: self.restart,
+            retry_timeouts: self.retry_timeouts,
+            fallback: !self.no_fallback,
+            partial: self.partial,
+            extract: self.extract,
+            calibrate: self.calibrate.then_some(self.calibrate_factor),
+            uncertainty: self.uncertainty.options(),
+            set,
+            cache_dir: self.suite.cache_dir(),
+        })
     }
 }
 
@@ -278,7 +313,7 @@ impl SuiteArgs {
     }
 
     pub fn cache_dir(&self) -> PathBuf {
-        self.cache_dir.clone().unwrap_or_else(crate::expected::default_cache_dir)
+        self.cache_dir.clone().unwrap_or_else(passk_eval::expected::default_cache_dir)
     }
 }
 

@@ -1,10 +1,10 @@
-//! Why a command stops, and the exit code each reason gets.
+//! Why a command stops, and the exit code each reason gets. The libraries say what kind
+//! of failure each of their errors is; only here do kinds become exit codes.
 
-use thiserror::Error;
-
-use crate::evaluate::{JournalError, Stopped};
-use crate::{lock, resume};
+use passk_eval::{EvalError, EvalErrorKind, UnjudgeableBecause};
 use passk_formats::InputError;
+use passk_report::{ReportError, ReportErrorKind};
+use thiserror::Error;
 
 /// The command finished; for `evaluate`, every sample has a verdict, whatever the pass rate.
 pub const EXIT_SUCCESS: u8 = 0;
@@ -28,6 +28,10 @@ const EXIT_INTERRUPTED: u8 = 130;
 pub enum CommandError {
     #[error(transparent)]
     Input(#[from] InputError),
+    #[error(transparent)]
+    Eval(#[from] EvalError),
+    #[error(transparent)]
+    Report(#[from] ReportError),
     #[error("cannot write {path}")]
     Write {
         path: String,
@@ -39,30 +43,8 @@ pub enum CommandError {
         if *problems == 1 { "its 1 problem has".to_owned() } else { format!("its {problems} problems have") }
     )]
     NoCanonicalSolutions { path: String, problems: usize },
-    #[error("cannot find a usable python interpreter")]
-    Interpreter(#[source] passk_runner::InterpreterError),
-    /// An `--allow-package` that cannot be allowed: a bad flag, not a bad interpreter.
-    #[error(transparent)]
-    AllowPackage(passk_runner::InterpreterError),
-    #[error("cannot run candidates")]
-    Pool(#[from] passk_runner::PoolError),
-    #[error("cannot find passk's own executable, which sets up the sandbox")]
-    OwnExecutable(#[source] std::io::Error),
     #[error("cannot score")]
     Score(#[from] passk_scorer::SummaryError),
-    #[error(transparent)]
-    Report(#[from] passk_report::ReportError),
-    #[error(transparent)]
-    Resume(#[from] resume::ResumeError),
-    #[error(transparent)]
-    Lock(#[from] lock::LockError),
-    #[error(transparent)]
-    Journal(#[from] JournalError),
-    #[error("{}", describe_stop(.0))]
-    Stopped(Stopped),
-    /// Ctrl-C, SIGTERM or SIGHUP before any sample ran.
-    #[error("interrupted while {phase}; run the same command again, without --restart, to resume")]
-    Interrupted { phase: &'static str },
     #[error("{errors} samples have no verdict (infrastructure errors), so pass@k is unknown")]
     IncompleteResults { errors: u64 },
     #[error("{failing} canonical solutions fail")]
@@ -81,89 +63,33 @@ pub enum CommandError {
 
 impl From<passk_runner::InterpreterError> for CommandError {
     fn from(error: passk_runner::InterpreterError) -> CommandError {
-        use passk_runner::InterpreterError::{BenchmarkPackage, Package};
-        match error {
-            Package { .. } | BenchmarkPackage { .. } => CommandError::AllowPackage(error),
-            _ => CommandError::Interpreter(error),
-        }
-    }
-}
-
-fn describe_stop(stopped: &Stopped) -> String {
-    match stopped {
-        Stopped::Interrupted { done, total, partial, computing_expected } => format!(
-            "interrupted{}: {done} of {total} samples have results in {}; run the same command again, without --restart, \
-             to resume",
-            if *computing_expected { " while computing expected outputs" } else { "" },
-            partial.display()
-        ),
-        Stopped::Infrastructure { errors, cause, done, total, partial } => format!(
-            "{errors} samples got no verdict through a fault of this machine ({cause}); pass@k is not reported; \
-             {done} of {total} samples have results in {}; once the cause is fixed, run the same command again, \
-             without --restart, to resume",
-            partial.display()
-        ),
+        CommandError::Eval(error.into())
     }
 }
 
 impl CommandError {
     pub fn exit_code(&self) -> u8 {
         match self {
+            CommandError::Eval(error) => match error.kind() {
+                EvalErrorKind::BadInput => EXIT_BAD_INPUT,
+                EvalErrorKind::RunFailed => EXIT_RUN_FAILED,
+                EvalErrorKind::Infrastructure => EXIT_INFRASTRUCTURE,
+                EvalErrorKind::InvalidProblems => EXIT_INVALID_PROBLEMS,
+                EvalErrorKind::Interrupted => EXIT_INTERRUPTED,
+            },
+            CommandError::Report(error) => match error.kind() {
+                ReportErrorKind::BadInput => EXIT_BAD_INPUT,
+                ReportErrorKind::Failed => EXIT_RUN_FAILED,
+            },
             CommandError::Input(_)
             | CommandError::UnknownCommand { .. }
             | CommandError::Calc { .. }
-            | CommandError::CompareInput { .. }
-            | CommandError::Resume(resume::ResumeError::NoSettings { .. })
-            | CommandError::Lock(_)
-            | CommandError::AllowPackage(_)
-            | CommandError::Journal(JournalError::Damaged { .. }) => EXIT_BAD_INPUT,
-            CommandError::Report(error) if error.kind() == passk_report::ReportErrorKind::BadInput => EXIT_BAD_INPUT,
-            CommandError::Stopped(Stopped::Interrupted { .. }) | CommandError::Interrupted { .. } => EXIT_INTERRUPTED,
-            CommandError::Stopped(Stopped::Infrastructure { .. }) | CommandError::IncompleteResults { .. } => {
-                EXIT_INFRASTRUCTURE
-            }
+            | CommandError::CompareInput { .. } => EXIT_BAD_INPUT,
+            CommandError::IncompleteResults { .. } => EXIT_INFRASTRUCTURE,
             CommandError::InvalidProblems { .. }
             | CommandError::Unjudgeable { .. }
             | CommandError::NoCanonicalSolutions { .. } => EXIT_INVALID_PROBLEMS,
-            _ => EXIT_RUN_FAILED,
-        }
-    }
-}
-
-/// Why a problem set's problems may be unjudgeable, which says what to do about it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UnjudgeableBecause {
-    /// Test code that may pass the candidate what is not plain data, which in-process
-    /// mode runs as it is.
-    TestCode,
-    /// Inputs whose expected outputs come from the canonical solution (HumanEval+,
-    /// MBPP+), which gave none here.
-    ExpectedOutputs,
-    /// Not known here (results scored without their problems).
-    Unknown,
-}
-
-impl UnjudgeableBecause {
-    pub fn of(format: passk_formats::problems::Format) -> UnjudgeableBecause {
-        match format {
-            passk_formats::problems::Format::Evalplus => UnjudgeableBecause::ExpectedOutputs,
-            _ => UnjudgeableBecause::TestCode,
-        }
-    }
-
-    fn hint(self) -> &'static str {
-        match self {
-            UnjudgeableBecause::TestCode => {
-                "their tests pass the candidate what cannot cross to another process (see the `unjudgeable` lines \
-                 of the results); without --no-fallback, a problem whose canonical solution shows this is judged \
-                 in process; or judge every problem with --verdicts in-process"
-            }
-            UnjudgeableBecause::ExpectedOutputs => {
-                "their canonical solutions gave no expected outputs here (see the `unjudgeable` lines of the \
-                 results); failed expected outputs are not cached, so the same command tries them again and runs only \
-                 those samples"
-            }
-            UnjudgeableBecause::Unknown => "the `unjudgeable` lines of the results say why",
+            CommandError::Write { .. } | CommandError::Score(_) | CommandError::CalcMismatch { .. } => EXIT_RUN_FAILED,
         }
     }
 }

@@ -9,25 +9,23 @@ mod args;
 mod calc;
 mod canonical;
 mod compare;
-mod dedup;
 mod error;
-mod evaluate;
-mod expected;
-mod lock;
-mod progress;
-mod resume;
-mod retry;
+mod interrupt;
 mod say;
 mod score;
+mod terminal;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::args::{CalcArgs, CanonicalArgs, CompareArgs, EvaluateArgs, ScoreArgs, ValidateArgs};
 use crate::error::{CommandError, EXIT_SUCCESS};
 use crate::say::say;
+use crate::terminal::Terminal;
+use passk_eval::events::EventSink;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -128,8 +126,13 @@ fn run(command: Command) -> Result<(), CommandError> {
         }
         Command::Canonical(args) => canonical::write_samples(&args.problems, args.format, args.output.as_deref()),
         Command::Evaluate(args) => {
-            let options = evaluate::EvaluateOptions::from_args(args)?;
-            runtime()?.block_on(evaluate::evaluate(options))
+            let options = args.into_options()?;
+            runtime()?.block_on(async {
+                let interrupt = interrupt::listen()?;
+                let terminal = Arc::new(Terminal::default());
+                passk_eval::evaluate::evaluate(options, terminal.clone(), interrupt).await?;
+                terminal.failure().map_or(Ok(()), Err)
+            })
         }
         Command::Validate(args) => {
             let set = args.suite.set_options(args.runner.timeout)?;
@@ -138,7 +141,9 @@ fn run(command: Command) -> Result<(), CommandError> {
                 let options = args.runner.pool_options().await?;
                 let cache_dir = args.suite.cache_dir();
                 let never = passk_runner::CancellationToken::new();
-                expected::attach(&mut problems, &set, options.clone(), &cache_dir, &never).await?;
+                let terminal: EventSink = Arc::new(Terminal::default());
+                passk_eval::expected::attach(&mut problems, &set, options.clone(), &cache_dir, &never, &terminal)
+                    .await?;
                 canonical::validate(options, &problems, args.close).await
             })
         }

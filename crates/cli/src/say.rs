@@ -38,15 +38,19 @@ pub fn print(text: &[u8]) -> Result<(), CommandError> {
     }
 }
 
-/// Warns of what pass@k leaves out, prints the table, and writes the JSON summary to
-/// `summary` if asked.
-pub fn publish(report: &Report<'_>, summary: Option<&Path>) -> Result<(), CommandError> {
+/// Warns of what pass@k leaves out, and prints the table.
+pub fn table(report: &Report<'_>) -> Result<(), CommandError> {
     for warning in report.warnings() {
         say!("warning: {warning}");
     }
     let mut table = Vec::new();
     report.print_table(&mut table).map_err(|source| CommandError::Write { path: "standard output".into(), source })?;
-    print(&table)?;
+    print(&table)
+}
+
+/// Prints the table, and writes the JSON summary to `summary` if asked.
+pub fn publish(report: &Report<'_>, summary: Option<&Path>) -> Result<(), CommandError> {
+    table(report)?;
     match summary {
         Some(path) => {
             report.write_json(path).map_err(|source| CommandError::Write { path: path.display().to_string(), source })

@@ -52,7 +52,7 @@ pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
     if !complete {
         Err(CommandError::IncompleteResults { errors: tally.infrastructure_errors() })
     } else if !unjudgeable.is_empty() {
-        Err(CommandError::Unjudgeable { problems: unjudgeable, why: crate::error::UnjudgeableBecause::Unknown })
+        Err(CommandError::Unjudgeable { problems: unjudgeable, why: passk_eval::UnjudgeableBecause::Unknown })
     } else {
         Ok(())
     }

@@ -14,9 +14,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::judge_link::{JudgeLink, JUDGE_LINK_FD};
 use crate::kept::KeptSuites;
+use crate::limits::Limits as SandboxLimits;
 use crate::process::GroupLeader;
 use crate::program::{Program, Suite, Tests, VerdictMode};
-use crate::sandbox::{HelperPolicy, Level, Limits as SandboxLimits, SandboxContext};
+use crate::sandbox::{HelperPolicy, Level, SandboxContext};
 use crate::source_line::{SourceLine, SOURCE_LINE_FD};
 use crate::verdict::Verdict;
 

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use thiserror::Error;
 use tokio::process::Command;
 
-use crate::sandbox::benchmarks::{self, Benchmarks};
+use crate::benchmarks::{self, Benchmarks};
 
 /// The Python interpreter candidates run under, resolved once to its real executable
 /// (a version manager's shim can cost tens of milliseconds per start).

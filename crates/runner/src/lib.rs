@@ -20,12 +20,15 @@
 //! own, hands work to whichever slot is free, guards against a driver that stops
 //! answering, and replaces a driver that dies.
 
+mod benchmarks;
 pub mod cgroup;
 mod driver;
 mod interpreter;
 mod judge_link;
 mod kept;
+mod limits;
 mod mountinfo;
+mod pattern;
 mod placement;
 mod pool;
 mod process;
@@ -36,10 +39,11 @@ mod source_line;
 mod verdict;
 
 pub use interpreter::{Interpreter, InterpreterError};
+pub use limits::Limits;
 pub use pool::{DriverFacts, Job, Pool, PoolError, PoolOptions};
 pub use process::protect_this_process;
 pub use program::{Candidate, ProblemCode, Program, Suite, Tests, VerdictMode};
-pub use sandbox::{Isolation, Level, Limits, SandboxMode};
+pub use sandbox::{Isolation, Level, SandboxMode};
 pub use tokio_util::sync::CancellationToken;
 pub use verdict::{Phase, Status, TestCounts, Verdict};
 

@@ -14,9 +14,10 @@ use crate::cgroup::{Accounting, RunGroups};
 use crate::driver::{Driver, DriverError, Limits as DriverLimits, Ready, ENVIRONMENT};
 use crate::error_chain;
 use crate::interpreter::Interpreter;
+use crate::limits::Limits;
 use crate::program::{Program, VerdictMode};
 use crate::reaper::{self, Left};
-use crate::sandbox::{self, Isolation, Level, Limits, PackageView, SandboxContext, SandboxError, SandboxMode};
+use crate::sandbox::{self, Isolation, Level, PackageView, SandboxContext, SandboxError, SandboxMode};
 use crate::verdict::Verdict;
 
 #[derive(Debug, Clone)]

@@ -31,8 +31,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use thiserror::Error;
 
+use crate::limits::Limits;
 use crate::reaper::{self, Left};
-use crate::sandbox::Limits;
 use discover::{Hierarchies, Hierarchy};
 
 /// Which interface the groups were made with.

@@ -15,10 +15,8 @@
 //! trying the real operations once, strongest first, and whatever is missing is
 //! reported with what would enable it.
 
-pub mod benchmarks;
 pub mod driver_package;
 mod packages;
-mod pattern;
 mod policy;
 pub mod seccomp;
 mod setup;
@@ -34,9 +32,10 @@ use thiserror::Error;
 
 use crate::cgroup::SlotGroups;
 
+use crate::limits::Limits;
 pub use driver_package::write as write_driver;
 pub use packages::PackageView;
-pub use policy::{HelperPolicy, Level, Limits, Mounts, SandboxMode};
+pub use policy::{HelperPolicy, Level, Mounts, SandboxMode};
 use syscall::LinuxSyscall;
 
 /// The helper's exit status when the sandbox could not be set up; it says why on stderr.
@@ -250,7 +249,7 @@ pub fn read_only_paths(interpreter_paths: &[PathBuf]) -> Vec<PathBuf> {
 /// The directories of the system's Python packages that the policy hides, as they are
 /// on this host.
 pub fn hidden_system_packages() -> Vec<PathBuf> {
-    Mounts::from_policy().hidden.iter().flat_map(|pattern| pattern::expand(pattern)).collect()
+    Mounts::from_policy().hidden.iter().flat_map(|pattern| crate::pattern::expand(pattern)).collect()
 }
 
 impl SandboxContext {

@@ -8,26 +8,9 @@ use serde::{Deserialize, Serialize};
 use super::driver_package::BOOT;
 use super::packages::Reveal;
 use crate::cgroup::SlotGroups;
+use crate::limits::Limits;
 
 const POLICY_FILE: &str = include_str!("../../../../sandbox/policy.toml");
-
-/// Per-candidate limits. Defaults come from `sandbox/policy.toml`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Limits {
-    /// Memory, in MiB; 0 for none: the sample group's limit where the run has control
-    /// groups, and each process's address space.
-    pub memory_mib: u64,
-    /// Processes and threads at once, the sample's first process included.
-    pub processes: u64,
-    /// CPU seconds per process.
-    pub cpu_seconds: u64,
-    /// Largest file, in MiB.
-    pub file_size_mib: u64,
-    /// Open descriptors.
-    pub open_files: u64,
-    /// Each sample's own /tmp and /dev/shm at level `full`, in MiB.
-    pub tmp_mib: u64,
-}
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Mounts {

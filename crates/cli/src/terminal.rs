@@ -1,96 +1,112 @@
-//! How far a long phase of `passk evaluate` has got, on standard error: a bar on a
-//! terminal; anywhere else (a CI log, a file) a plain line now and then, as a bar drawn
-//! there is a mess of control characters and none at all is minutes of silence. The plain
-//! lines are spaced both by a tenth of the work and by `PLAIN_EVERY`, whichever is
-//! rarer, so a quick phase writes none and no log gets more than ten per phase.
+//! What a run shows on standard error as it goes: its events (`passk_eval::events`) as
+//! lines, and each long phase's progress, as a bar on a terminal; anywhere else (a CI
+//! log, a file) a plain line now and then, as a bar drawn there is a mess of control
+//! characters and none at all is minutes of silence. The plain lines are spaced both by a
+//! tenth of the work and by `PLAIN_EVERY`, whichever is rarer, so a quick phase writes
+//! none and no log gets more than ten per phase. Two phases at once (EvalPlus's expected
+//! outputs computed while samples are judged) show as two bars, the later above.
 
+use std::collections::HashMap;
 use std::io::IsTerminal;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
+use passk_eval::events::{Event, Events, Phase};
 
+use crate::error::CommandError;
 use crate::say::say;
 
 /// The least time between two plain lines.
 const PLAIN_EVERY: Duration = Duration::from_secs(10);
 
-/// The phase whose progress is shown.
-#[derive(Debug, Clone, Copy)]
-pub enum Phase {
-    /// The canonical solutions run on every input of HumanEval+ or MBPP+.
-    ComputingExpectedOutputs,
-    /// The samples run against their tests.
-    Judging,
+/// The run's events, shown on standard error; the summary table on standard output.
+#[derive(Debug, Default)]
+pub struct Terminal {
+    state: Mutex<Shown>,
 }
 
-impl Phase {
-    fn name(self) -> &'static str {
-        match self {
-            Phase::ComputingExpectedOutputs => "computing expected outputs",
-            Phase::Judging => "judging",
-        }
-    }
-
-    fn unit(self) -> &'static str {
-        match self {
-            Phase::ComputingExpectedOutputs => "canonical solutions",
-            Phase::Judging => "samples",
-        }
-    }
+#[derive(Debug, Default)]
+struct Shown {
+    /// Each phase under way, by phase.
+    phases: HashMap<Phase, Progress>,
+    /// The bars drawn together, once a second phase began beside a first.
+    bars: Option<MultiProgress>,
+    /// Why the summary table could not be written, for the command's end.
+    failed: Option<CommandError>,
 }
 
-/// A phase's progress, told one unit of work at a time (`done`).
-pub struct Progress {
-    shown: Shown,
-}
-
-enum Shown {
+#[derive(Debug)]
+enum Progress {
     Bar(ProgressBar),
     Plain(Plain),
 }
 
-impl Progress {
-    /// The progress of `phase` over `total` units, `done` of them done before it began (a
-    /// resumed run's); its rate and time left count only what this run does.
-    pub fn new(phase: Phase, total: u64, done: u64) -> Progress {
-        let shown = if std::io::stderr().is_terminal() {
-            Shown::Bar(bar(phase, total, done))
-        } else {
-            Shown::Plain(Plain::new(phase, total, done, Instant::now()))
-        };
-        Progress { shown }
+impl Terminal {
+    /// The error met writing the summary table, if any: the run went on to keep its
+    /// results, and the command fails once it is over.
+    pub fn failure(&self) -> Option<CommandError> {
+        self.lock().failed.take()
     }
 
-    /// The progress of `phase` over `total` units, shown above `below`'s while both go
-    /// on: EvalPlus's expected outputs computed while samples are judged.
-    pub fn above(below: &Progress, phase: Phase, total: u64) -> Progress {
-        let shown = match &below.shown {
-            Shown::Bar(below) => {
-                let bars = MultiProgress::new();
-                bars.add(below.clone());
-                Shown::Bar(bars.insert(0, bar(phase, total, 0)))
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shown> {
+        // A panic while drawing leaves nothing half-done that matters here.
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Events for Terminal {
+    fn event(&self, event: Event<'_>) {
+        let mut shown = self.lock();
+        match event {
+            Event::PhaseStarted { phase, total, done } => {
+                let progress = if std::io::stderr().is_terminal() {
+                    let bar = bar(phase, total, done);
+                    let beside = shown.phases.values().find_map(|progress| match progress {
+                        Progress::Bar(bar) => Some(bar.clone()),
+                        Progress::Plain(_) => None,
+                    });
+                    match beside {
+                        Some(below) => {
+                            let bars = shown.bars.get_or_insert_with(|| {
+                                let bars = MultiProgress::new();
+                                bars.add(below);
+                                bars
+                            });
+                            Progress::Bar(bars.insert(0, bar))
+                        }
+                        None => Progress::Bar(bar),
+                    }
+                } else {
+                    Progress::Plain(Plain::new(phase, total, done, Instant::now()))
+                };
+                shown.phases.insert(phase, progress);
             }
-            Shown::Plain(_) => Shown::Plain(Plain::new(phase, total, 0, Instant::now())),
-        };
-        Progress { shown }
-    }
-
-    /// One more unit done.
-    pub fn done(&mut self) {
-        match &mut self.shown {
-            Shown::Bar(bar) => bar.inc(1),
-            Shown::Plain(plain) => {
-                if let Some(line) = plain.done(Instant::now()) {
-                    say!("{line}");
+            Event::Advanced(phase) => match shown.phases.get_mut(&phase) {
+                Some(Progress::Bar(bar)) => bar.inc(1),
+                Some(Progress::Plain(plain)) => {
+                    if let Some(line) = plain.done(Instant::now()) {
+                        say!("{line}");
+                    }
+                }
+                None => {}
+            },
+            // A bar is cleared, as what follows says how the phase ended.
+            Event::PhaseFinished(phase) => {
+                if let Some(Progress::Bar(bar)) = shown.phases.remove(&phase) {
+                    bar.finish_and_clear();
+                }
+                if shown.phases.is_empty() {
+                    shown.bars = None;
                 }
             }
-        }
-    }
-
-    /// The phase is over: a bar is cleared, as what follows says how it ended.
-    pub fn finish(&self) {
-        if let Shown::Bar(bar) = &self.shown {
-            bar.finish_and_clear();
+            Event::Info(message) => say!("{message}"),
+            Event::Warning(message) => say!("warning: {message}"),
+            Event::Summary(report) => {
+                if let Err(error) = crate::say::table(report) {
+                    shown.failed.get_or_insert(error);
+                }
+            }
         }
     }
 }

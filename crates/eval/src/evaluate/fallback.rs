@@ -27,12 +27,12 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use crate::canonical;
-use crate::error::CommandError;
-use crate::say::say;
+use crate::error::EvalError;
+use crate::events::{info, EventSink};
 
-use super::journal::{Journal, Recorded};
 use super::prepare::Prepared;
 use super::samples;
+use crate::journal::{Journal, Recorded};
 
 /// How the fallback ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -46,6 +46,7 @@ pub enum Fallback {
 /// Decides anew, as the module says, the samples of the problems in `unjudgeable` (task
 /// ids) and of the problems the journal already has judged in process, recording every
 /// verdict in `journal`. `options` are the run's pool options, in judge mode.
+#[allow(clippy::too_many_arguments)]
 pub async fn decide(
     options: &PoolOptions,
     prepared: &Prepared,
@@ -54,7 +55,8 @@ pub async fn decide(
     extract: bool,
     unjudgeable: &[String],
     interrupt: &CancellationToken,
-) -> Result<Fallback, CommandError> {
+    events: &EventSink,
+) -> Result<Fallback, EvalError> {
     let problems = &prepared.problems;
     let decided_before = recorded.judged_in_process();
     let positions: Vec<usize> = unjudgeable
@@ -74,7 +76,10 @@ pub async fn decide(
         .collect();
     let mut falls_back = decided_before;
     if canonical_programs.iter().any(Option::is_some) {
-        say!("running the canonical solutions of the problems with unjudgeable samples, to tell which fall back");
+        info!(
+            events,
+            "running the canonical solutions of the problems with unjudgeable samples, to tell which fall back"
+        );
         let canonical = canonical::run_programs(options.clone(), canonical_programs, 1, None, interrupt).await?;
         let mut judgeable = BTreeSet::new();
         for (&position, verdicts) in positions.iter().zip(&canonical) {
@@ -99,7 +104,8 @@ pub async fn decide(
     if indices.is_empty() {
         return Ok(Fallback::Done);
     }
-    say!(
+    info!(
+        events,
         "judging {} samples of {} in process: their tests pass what cannot cross to another process",
         indices.len(),
         passk_report::words::plural(falls_back.len(), "problem")
@@ -119,7 +125,7 @@ async fn judge_in_process(
     journal: &mut Journal,
     recorded: &Recorded,
     interrupt: &CancellationToken,
-) -> Result<(), CommandError> {
+) -> Result<(), EvalError> {
     let pool = Pool::start(options).await?;
     let (job_tx, job_rx) = mpsc::channel(programs.len() + 1);
     let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use crate::error::{CommandError, UnjudgeableBecause};
+use crate::error::{EvalError, UnjudgeableBecause};
 use crate::expected::NO_EXPECTED_OUTPUTS;
 use crate::resume;
 use passk_formats::jsonl::JsonlReader;
@@ -26,9 +26,9 @@ use passk_report::scores;
 use passk_report::summary::{Report, Subset};
 use passk_report::tally::Tally;
 
-use super::journal::Journal;
 use super::EvaluateOptions;
-use crate::say::say;
+use crate::events::{info, EventSink};
+use crate::journal::Journal;
 
 /// What a complete run recorded about itself.
 #[derive(Debug, Serialize, Deserialize)]
@@ -51,23 +51,23 @@ pub fn record_path(results: &Path) -> PathBuf {
 
 impl CompleteRun {
     /// Records the run beside its results.
-    pub fn save(&self, results: &Path) -> Result<(), CommandError> {
+    pub fn save(&self, results: &Path) -> Result<(), EvalError> {
         let path = record_path(results);
         let mut text = serde_json::to_vec_pretty(self).expect("a run record serializes");
         text.push(b'\n');
-        write_atomically(&path, &text)
-            .map_err(|source| CommandError::Write { path: path.display().to_string(), source })
+        write_atomically(&path, &text).map_err(|source| EvalError::Write { path: path.display().to_string(), source })
     }
 
     /// The complete run of these settings at `results`, if there is one and its results
     /// are as it left them.
-    pub fn find(results: &Path, settings: &Map<String, Value>) -> Option<CompleteRun> {
+    pub fn find(results: &Path, settings: &Map<String, Value>, events: &EventSink) -> Option<CompleteRun> {
         let record: CompleteRun = serde_json::from_slice(&std::fs::read(record_path(results)).ok()?).ok()?;
         let mut recorded = record.verdict_settings.clone();
         recorded.remove("sandbox");
         let differences = resume::differences(&recorded, settings);
         if !differences.is_empty() {
-            say!(
+            info!(
+                events,
                 "{} holds a complete run with other settings ({}); running again",
                 results.display(),
                 differences.describe()
@@ -75,7 +75,7 @@ impl CompleteRun {
             return None;
         }
         if passk_formats::provenance::sha256_file(results).ok()? != record.results_sha256 {
-            say!("{} changed since its run; running again", results.display());
+            info!(events, "{} changed since its run; running again", results.display());
             return None;
         }
         Some(record)
@@ -84,7 +84,7 @@ impl CompleteRun {
     /// Makes the run's results an interrupted run's journal if some of its samples were
     /// unjudgeable for want of expected outputs, leaving those to run again, and says so;
     /// returns whether it did. Resumed with the run's own settings, it runs only those.
-    pub fn reopen(&self, results: &Path) -> Result<bool, CommandError> {
+    pub fn reopen(&self, results: &Path, events: &EventSink) -> Result<bool, EvalError> {
         let unjudged = Unjudged::read(results)?;
         if unjudged.samples.is_empty() {
             return Ok(false);
@@ -92,7 +92,8 @@ impl CompleteRun {
         resume::record(results, &self.verdict_settings)?;
         Journal::reopen(results, &unjudged.samples)?;
         let rerun = unjudged.samples.len();
-        say!(
+        info!(
+            events,
             "running again the {} of {} left unjudgeable for want of expected outputs ({}); the other {} keep \
              their results",
             passk_report::words::plural(rerun, "sample"),
@@ -104,10 +105,16 @@ impl CompleteRun {
     }
 
     /// Reports the run again, for the `ks` asked now, executing nothing.
-    pub fn report(mut self, options: &EvaluateOptions, document: Option<&ReportPath>) -> Result<(), CommandError> {
+    pub fn report(
+        mut self,
+        options: &EvaluateOptions,
+        document: Option<&ReportPath>,
+        events: &EventSink,
+    ) -> Result<(), EvalError> {
         let (results, ks) = (options.results.as_path(), &options.ks[..]);
         let finished = self.run.get("finished_at").and_then(Value::as_str).unwrap_or("earlier").to_owned();
-        say!(
+        info!(
+            events,
             "nothing to run: {} holds this command's complete results (finished {finished}); add --restart to run \
              again",
             results.display()
@@ -127,24 +134,12 @@ impl CompleteRun {
             footer: self.footer,
             covers: None,
         };
-        crate::say::publish(&report, options.summary.as_deref())?;
-        if let Some(target) = document {
-            crate::say::written(
-                passk_report::document::write_if_complete(
-                    target,
-                    "passk evaluate",
-                    &report,
-                    results,
-                    &options.uncertainty,
-                )?,
-                target,
-            );
-        }
+        super::publish(&report, options, document, events)?;
         if unjudgeable.is_empty() {
             Ok(())
         } else {
             let why = options.set.format.map_or(UnjudgeableBecause::Unknown, UnjudgeableBecause::of);
-            Err(CommandError::Unjudgeable { problems: unjudgeable, why })
+            Err(EvalError::Unjudgeable { problems: unjudgeable, why })
         }
     }
 }

@@ -7,7 +7,7 @@ use passk_runner::{DriverFacts, Isolation, Level, Tests, VerdictMode};
 use serde_json::{json, Map, Value};
 
 use super::EvaluateOptions;
-use crate::say::say;
+use crate::events::{warning, EventSink};
 use passk_formats::problems::{Format, ProblemSet};
 
 pub fn refused(isolation: &Isolation) -> Value {
@@ -17,11 +17,12 @@ pub fn refused(isolation: &Isolation) -> Value {
 }
 
 /// One warning naming what is missing and what would enable it; louder for `none`.
-pub fn warn_about_isolation(isolation: &Isolation, syscall_filter: bool) {
+pub fn warn_about_isolation(isolation: &Isolation, syscall_filter: bool, events: &EventSink) {
     match isolation.level {
         Level::Full => {}
-        Level::None => say!(
-            "warning: --sandbox none: candidates run unisolated, as passk's own user, with this machine's \
+        Level::None => warning!(
+            events,
+            "--sandbox none: candidates run unisolated, as passk's own user, with this machine's \
              files and network open to them; use it only for code you trust"
         ),
         level => {
@@ -36,12 +37,13 @@ pub fn warn_about_isolation(isolation: &Isolation, syscall_filter: bool) {
                  results among them, so a candidate can forge any verdict (train on none of them), read the memory \
                  of other candidates running beside it, reach the network, and a fork bomb is not contained"
             };
-            say!("warning: sandbox degraded to `{level}` ({reason}); {exposed}; {}", Isolation::advice());
+            warning!(events, "sandbox degraded to `{level}` ({reason}); {exposed}; {}", Isolation::advice());
         }
     }
     if !syscall_filter && isolation.level != Level::None {
-        say!(
-            "warning: this kernel refused the seccomp filter of sandbox/syscalls.toml, which stops candidates \
+        warning!(
+            events,
+            "this kernel refused the seccomp filter of sandbox/syscalls.toml, which stops candidates \
              from signalling other processes, making namespaces and reaching the kernel's riskier calls"
         );
     }

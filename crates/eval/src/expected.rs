@@ -23,9 +23,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use crate::error::CommandError;
-use crate::progress::{Phase, Progress};
-use crate::say::say;
+use crate::error::EvalError;
+use crate::events::{info, warning, EventSink, Phase, Progress};
 use passk_formats::problems::evalplus::{judging_suite, recording_suite, Recorded};
 use passk_formats::problems::{Problem, ProblemSet, SetOptions};
 use passk_report::words::plural;
@@ -80,9 +79,9 @@ impl Store {
 
     /// Writes the problem's outputs whole or not at all: a file cut short by a crash is
     /// unreadable, and so computed again.
-    fn write(&self, task_id: &str, phases: &[Recorded]) -> Result<(), CommandError> {
+    fn write(&self, task_id: &str, phases: &[Recorded]) -> Result<(), EvalError> {
         let path = self.path(task_id);
-        let write_error = |source| CommandError::Write { path: path.display().to_string(), source };
+        let write_error = |source| EvalError::Write { path: path.display().to_string(), source };
         std::fs::create_dir_all(&self.folder).map_err(write_error)?;
         let entry = json!({"task_id": task_id, "phases": phases});
         let text = serde_json::to_vec(&entry).map_err(|error| write_error(error.into()))?;
@@ -102,11 +101,12 @@ pub async fn attach(
     pool: PoolOptions,
     cache_dir: &Path,
     interrupt: &CancellationToken,
-) -> Result<(), CommandError> {
+    events: &EventSink,
+) -> Result<(), EvalError> {
     let python = pool.interpreter.version.clone();
-    let mut recordings = Recordings::plan(problems, options, cache_dir, &python, None);
-    recordings.compute(problems, pool, interrupt).await?;
-    recordings.warn();
+    let mut recordings = Recordings::plan(problems, options, cache_dir, &python, None, events);
+    recordings.compute(problems, pool, interrupt, events).await?;
+    recordings.warn(events);
     Ok(())
 }
 
@@ -156,6 +156,7 @@ impl Recordings {
         cache_dir: &Path,
         python: &str,
         only: Option<&BTreeSet<usize>>,
+        events: &EventSink,
     ) -> Recordings {
         let store = Store::new(cache_dir, &problems.sha256, python);
         let wanted = |index: usize, problem: &Problem| {
@@ -206,7 +207,8 @@ impl Recordings {
         if recordings.jobs.is_empty() {
             tracing::info!(%folder, "expected outputs from the cache");
         } else {
-            say!(
+            info!(
+                events,
                 "computing expected outputs: running the canonical solutions of {} on every input{} (cached in {folder})",
                 plural(recordings.jobs.len(), "problem"),
                 if cached > 0 { format!(", {cached} being cached already") } else { String::new() },
@@ -246,14 +248,15 @@ impl Recordings {
         problems: &mut ProblemSet,
         pool: PoolOptions,
         interrupt: &CancellationToken,
-    ) -> Result<(), CommandError> {
+        events: &EventSink,
+    ) -> Result<(), EvalError> {
         if self.is_empty() {
             return Ok(());
         }
         let jobs: Vec<Job<usize>> =
             self.take_jobs().into_iter().map(|(tag, program)| Job { program, tag, timeout: None }).collect();
         let pool = Pool::start(pool).await?;
-        let mut progress = Progress::new(Phase::ComputingExpectedOutputs, jobs.len() as u64, 0);
+        let mut progress = Progress::new(events, Phase::ComputingExpectedOutputs, jobs.len() as u64, 0);
         let (job_tx, job_rx) = mpsc::channel(jobs.len() + 1);
         for job in jobs {
             job_tx.send(job).await.expect("room for every job");
@@ -278,19 +281,20 @@ impl Recordings {
         progress.finish();
         finished.expect("the pool ran to its end")?;
         if interrupt.is_cancelled() {
-            return Err(CommandError::Interrupted { phase: "computing expected outputs" });
+            return Err(EvalError::Interrupted { phase: "computing expected outputs" });
         }
         Ok(())
     }
 
     /// Warns of the problems that got no outputs, each with why.
-    pub fn warn(&self) {
+    pub fn warn(&self, events: &EventSink) {
         if self.failed.is_empty() {
             return;
         }
         let failing: Vec<String> = self.failed.iter().map(|(task_id, why)| format!("{task_id} ({why})")).collect();
-        say!(
-            "warning: {} cannot be judged, for want of expected outputs (not cached: the same command tries again): {}",
+        warning!(
+            events,
+            "{} cannot be judged, for want of expected outputs (not cached: the same command tries again): {}",
             plural(failing.len(), "problem"),
             passk_report::words::first_few(&failing, 5)
         );
@@ -300,7 +304,7 @@ impl Recordings {
 impl Attacher {
     /// What the canonical solution's run `verdict` gives problem `index`: its outputs,
     /// written to the cache, made its judging tests.
-    pub fn attach(&self, problems: &ProblemSet, index: usize, verdict: &Verdict) -> Result<Attached, CommandError> {
+    pub fn attach(&self, problems: &ProblemSet, index: usize, verdict: &Verdict) -> Result<Attached, EvalError> {
         let (store, options) = &*self.shared;
         let problem = &problems.problems[index];
         let task_id = &problem.task_id;

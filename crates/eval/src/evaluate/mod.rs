@@ -11,14 +11,14 @@
 
 mod describe;
 mod fallback;
-mod interrupt;
-mod journal;
 mod longest_first;
 mod prepare;
 mod recording;
 mod rerun;
 mod run;
 mod samples;
+
+pub use self::samples::default_results;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -30,26 +30,24 @@ use passk_runner::cgroup::Accounting;
 use passk_runner::{CancellationToken, DriverFacts, Isolation, Limits, Pool, PoolOptions, SandboxMode, VerdictMode};
 use serde_json::{json, Map, Value};
 
-use self::journal::{Journal, Recorded};
 use self::prepare::Prepared;
 use self::rerun::CompleteRun;
 use self::run::{Counts, Ran};
-use crate::args::EvaluateArgs;
 use crate::canonical;
-use crate::error::CommandError;
+use crate::error::Stopped;
+use crate::error::{EvalError, UnjudgeableBecause};
+use crate::events::{info, warning, Event, EventSink};
 use crate::expected::Recordings;
+use crate::journal::{Journal, Recorded};
 use crate::resume;
 use crate::retry;
-use crate::say::say;
 use passk_formats::problems::SetOptions;
 use passk_formats::provenance;
 use passk_formats::InputError;
-use passk_report::document;
+use passk_report::document::{self, ReportPath};
 use passk_report::scores::{self, UncertaintyOptions};
 use passk_report::summary::{Coverage, Report, Subset};
 use passk_report::tally::Tally;
-
-pub use self::journal::JournalError;
 
 /// Bytes of each output stream kept per candidate, for the debug log; the rest is read
 /// and discarded.
@@ -93,89 +91,49 @@ pub struct EvaluateOptions {
     pub cache_dir: PathBuf,
 }
 
-impl EvaluateOptions {
-    pub fn from_args(args: EvaluateArgs) -> Result<EvaluateOptions, CommandError> {
-        let results = args.results.unwrap_or_else(|| samples::default_results(&args.samples));
-        let set = args.suite.set_options(args.runner.timeout)?;
-        Ok(EvaluateOptions {
-            problems: args.problems,
-            ks: args.k,
-            jobs: args.runner.jobs(),
-            timeout: args.runner.timeout,
-            sandbox: args.runner.sandbox(),
-            verdicts: args.runner.verdicts(),
-            limits: args.runner.limits(),
-            dedup: !args.no_dedup,
-            allowed_packages: args.runner.allowed_packages(),
-            python: args.runner.python,
-            samples: args.samples,
-            results,
-            summary: args.summary,
-            report: args.report,
-            restart: args.restart,
-            retry_timeouts: args.retry_timeouts,
-            fallback: !args.no_fallback,
-            partial: args.partial,
-            extract: args.extract,
-            calibrate: args.calibrate.then_some(args.calibrate_factor),
-            uncertainty: args.uncertainty.options(),
-            set,
-            cache_dir: args.suite.cache_dir(),
-        })
-    }
-}
-
-/// How a run that got under way ended, when it did not complete.
-#[derive(Debug)]
-pub enum Stopped {
-    /// Ctrl-C or SIGTERM.
-    Interrupted {
-        done: usize,
-        total: usize,
-        partial: PathBuf,
-        /// Whether EvalPlus's expected outputs were still being computed.
-        computing_expected: bool,
-    },
-    /// Samples got no verdict through faults of the machine.
-    Infrastructure { errors: u64, cause: String, done: usize, total: usize, partial: PathBuf },
-}
-
-pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
-    let interrupt = interrupt::listen()?;
+/// Runs every sample of `options` and reports to `events`; stops cleanly, keeping every
+/// verdict decided, once `interrupt` is cancelled.
+pub async fn evaluate(
+    options: EvaluateOptions,
+    events: EventSink,
+    interrupt: CancellationToken,
+) -> Result<(), EvalError> {
+    let events = &events;
     let started_at = provenance::now();
     let clock = Instant::now();
     let prepared = Prepared::new(&options).await?;
     if interrupt.is_cancelled() {
-        return Err(CommandError::Interrupted { phase: "checking the input" });
+        return Err(EvalError::Interrupted { phase: "checking the input" });
     }
     let mut earlier = if options.restart {
         resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
-        set_aside(&options.results)?;
+        set_aside(&options.results, events)?;
         None
     } else {
         resume::interrupted_settings(&options.results)?.map(Earlier::Interrupted)
     };
     if earlier.is_none() && !options.restart {
-        if let Some(complete) = CompleteRun::find(&options.results, &prepared.settings) {
-            if !complete.reopen(&options.results)? {
-                return complete.report(&options, prepared.report.as_ref());
+        if let Some(complete) = CompleteRun::find(&options.results, &prepared.settings, events) {
+            if !complete.reopen(&options.results, events)? {
+                return complete.report(&options, prepared.report.as_ref(), events);
             }
             earlier = Some(Earlier::Reopened(complete.verdict_settings));
         }
     }
     if let Some(hint) = prepared.chat_hint() {
-        say!("warning: {hint}");
+        warning!(events, "{hint}");
     }
-    let started = Started::new(&options, prepared, earlier, &interrupt).await?;
+    let started = Started::new(&options, prepared, earlier, &interrupt, events).await?;
     let Started { mut prepared, pool, pool_options, machine, calibrated, journal, resumed, recordings } = started;
     let mut ran =
-        run::run(&options, &prepared, pool, journal, resumed.as_ref(), &calibrated, recordings, &interrupt).await;
+        run::run(&options, &prepared, pool, journal, resumed.as_ref(), &calibrated, recordings, &interrupt, events)
+            .await;
     let problems = Arc::get_mut(&mut prepared.problems).expect("the run's tasks are over");
     for (index, code) in std::mem::take(&mut ran.attached) {
         problems.problems[index].code = code;
     }
     let counts = ran.counts;
-    let concluded = Concluded::new(&options, &prepared, ran, pool_options, &interrupt).await?;
+    let concluded = Concluded::new(&options, &prepared, ran, pool_options, &interrupt, events).await?;
     let resumed_from = resumed.as_ref().map_or(0, Recorded::decided);
     let mut run = run_facts(counts, &started_at, clock, resumed_from, &machine);
     if options.calibrate.is_some() {
@@ -195,7 +153,7 @@ pub async fn evaluate(options: EvaluateOptions) -> Result<(), CommandError> {
         counts.executions,
         counts.reused,
     );
-    concluded.report(&options, &prepared, machine.settings, run, footer, clock)
+    concluded.report(&options, &prepared, machine.settings, run, footer, clock, events)
 }
 
 /// Where `--restart` moves the results it replaces, with their run's record: out of the
@@ -209,7 +167,7 @@ pub fn set_aside_path(results: &std::path::Path) -> PathBuf {
 /// Moves an earlier run's complete results aside as a restart begins, so that a restart
 /// that does not complete leaves no results at `<results>` for a pipeline to mistake for
 /// its own. Once it completes, they are removed (`drop_set_aside`).
-fn set_aside(results: &std::path::Path) -> Result<(), CommandError> {
+fn set_aside(results: &std::path::Path, events: &EventSink) -> Result<(), EvalError> {
     if !results.exists() {
         return Ok(());
     }
@@ -220,12 +178,12 @@ fn set_aside(results: &std::path::Path) -> Result<(), CommandError> {
         let aside_record = rerun::record_path(&aside);
         std::fs::rename(&record, &aside_record).map_err(|source| write_error(&aside_record, source))?;
     }
-    say!("restarting: the earlier results are moved to {} until this run completes", aside.display());
+    info!(events, "restarting: the earlier results are moved to {} until this run completes", aside.display());
     Ok(())
 }
 
 /// Removes what `set_aside` moved, once the restart's own results are in place.
-fn drop_set_aside(results: &std::path::Path) -> Result<(), CommandError> {
+fn drop_set_aside(results: &std::path::Path) -> Result<(), EvalError> {
     let aside = set_aside_path(results);
     for path in [rerun::record_path(&aside), aside] {
         match std::fs::remove_file(&path) {
@@ -236,8 +194,8 @@ fn drop_set_aside(results: &std::path::Path) -> Result<(), CommandError> {
     Ok(())
 }
 
-fn write_error(path: &std::path::Path, source: std::io::Error) -> CommandError {
-    CommandError::Write { path: path.display().to_string(), source }
+fn write_error(path: &std::path::Path, source: std::io::Error) -> EvalError {
+    EvalError::Write { path: path.display().to_string(), source }
 }
 
 /// Refuses to mix two runs' results in one file.
@@ -245,7 +203,7 @@ fn refuse_if_different(
     options: &EvaluateOptions,
     recorded: &Map<String, Value>,
     current: &Map<String, Value>,
-) -> Result<(), CommandError> {
+) -> Result<(), EvalError> {
     let differences = resume::differences(recorded, current);
     let path = Journal::path(&options.results).display().to_string();
     if !differences.files.is_empty() {
@@ -313,7 +271,8 @@ impl Started {
         mut prepared: Prepared,
         earlier: Option<Earlier>,
         interrupt: &CancellationToken,
-    ) -> Result<Started, CommandError> {
+        events: &EventSink,
+    ) -> Result<Started, EvalError> {
         let resumed = match &earlier {
             Some(earlier) => {
                 // The sandbox level is compared once the workers are up.
@@ -330,7 +289,7 @@ impl Started {
             timeout: options.timeout,
             limits: options.limits,
             sandbox: options.sandbox,
-            helper: std::env::current_exe().map_err(CommandError::OwnExecutable)?,
+            helper: std::env::current_exe().map_err(EvalError::OwnExecutable)?,
             output_cap: OUTPUT_CAP,
             verdicts: options.verdicts,
         };
@@ -342,16 +301,17 @@ impl Started {
         let only = options.calibrate.is_none().then_some(&prepared.covered);
         let python = &pool_options.interpreter.version;
         let problems = Arc::get_mut(&mut prepared.problems).expect("the problems are not shared yet");
-        let mut recordings = Recordings::plan(problems, &options.set, &options.cache_dir, python, only);
+        let mut recordings = Recordings::plan(problems, &options.set, &options.cache_dir, python, only, events);
         let preparing = async {
             match options.calibrate {
                 // Which runs the tests, so they must all be known first: computed now, the
                 // run has none left to compute.
                 Some(factor) => {
                     let problems = Arc::get_mut(&mut prepared.problems).expect("nor are they now");
-                    recordings.compute(problems, pool_options.clone(), interrupt).await?;
+                    recordings.compute(problems, pool_options.clone(), interrupt, events).await?;
                     let problems = &prepared.problems;
-                    canonical::calibrate(pool_options.clone(), problems, options.timeout, factor, interrupt).await
+                    canonical::calibrate(pool_options.clone(), problems, options.timeout, factor, interrupt, events)
+                        .await
                 }
                 None => Ok(vec![None; prepared.problems.problems.len()]),
             }
@@ -367,7 +327,7 @@ impl Started {
         };
         if interrupt.is_cancelled() {
             pool.stop().await;
-            return Err(CommandError::Interrupted { phase: "starting the workers" });
+            return Err(EvalError::Interrupted { phase: "starting the workers" });
         }
         let isolation = pool.isolation().clone();
         tracing::info!(jobs = options.jobs, sandbox = %isolation.level, facts = ?pool.facts(), "workers ready");
@@ -377,7 +337,12 @@ impl Started {
             (Some(recorded), Some(earlier)) => {
                 refuse_if_different(options, earlier.settings(), &settings)?;
                 if recorded.decided() > 0 && matches!(earlier, Earlier::Interrupted(_)) {
-                    say!("resuming: {} of {} samples already have results", recorded.decided(), prepared.total);
+                    info!(
+                        events,
+                        "resuming: {} of {} samples already have results",
+                        recorded.decided(),
+                        prepared.total
+                    );
                 }
                 Journal::resume(&options.results, recorded)
             }
@@ -387,7 +352,7 @@ impl Started {
             }
         }
         .map_err(|source| write_error(&Journal::path(&options.results), source))?;
-        describe::warn_about_isolation(&isolation, pool.facts().syscall_filter);
+        describe::warn_about_isolation(&isolation, pool.facts().syscall_filter, events);
         let machine = Machine {
             facts: pool.facts(),
             accounting: pool.accounting().clone(),
@@ -419,7 +384,8 @@ impl Concluded {
         ran: Ran,
         pool_options: PoolOptions,
         interrupt: &CancellationToken,
-    ) -> Result<Concluded, CommandError> {
+        events: &EventSink,
+    ) -> Result<Concluded, EvalError> {
         let Ran { mut journal, timed_out, ending, .. } = ran;
         let total = prepared.total;
         let partial = journal.file().to_owned();
@@ -466,17 +432,18 @@ impl Concluded {
                     floors =
                         raised.into_iter().map(|(at, floor)| (problems.problems[at].task_id.clone(), floor)).collect();
                 }
-                Err(CommandError::Interrupted { .. }) => stopped = Some(interrupted(decided, false)),
+                Err(EvalError::Interrupted { .. }) => stopped = Some(interrupted(decided, false)),
                 Err(error) => return Err(error),
             }
         }
         if stopped.is_none() && !timed_out.is_empty() {
             if floors.is_empty() {
-                say!("running the samples that timed out again, one at a time");
+                info!(events, "running the samples that timed out again, one at a time");
             } else {
                 let named: Vec<String> =
                     floors.iter().map(|(task_id, floor)| format!("{task_id}: {:.1} s", floor.as_secs_f64())).collect();
-                say!(
+                info!(
+                    events,
                     "running the samples that timed out again, one at a time: those of {} under {} x the canonical \
                      solution's time ({})",
                     passk_report::words::plural(floors.len(), "problem"),
@@ -518,6 +485,7 @@ impl Concluded {
                 options.extract,
                 &unjudgeable,
                 interrupt,
+                events,
             )
             .await?;
             recorded = journal.read(total)?;
@@ -547,6 +515,7 @@ impl Concluded {
     }
 
     /// Prints the table, writes the summary, and records a complete run for the next.
+    #[allow(clippy::too_many_arguments)]
     fn report(
         self,
         options: &EvaluateOptions,
@@ -555,7 +524,8 @@ impl Concluded {
         mut run: Map<String, Value>,
         footer: Vec<(String, String)>,
         clock: Instant,
-    ) -> Result<(), CommandError> {
+        events: &EventSink,
+    ) -> Result<(), EvalError> {
         let Concluded { tally, stopped, retried, floors, in_process } = self;
         let complete = stopped.is_none();
         let unjudgeable = tally.unjudgeable_problems();
@@ -592,15 +562,9 @@ impl Concluded {
         });
         let covers = Some(Coverage { samples: prepared.total, problems: prepared.covered.len() });
         let report = Report { subset, tally: &tally, scores: &scores, complete, settings, run, footer, covers };
-        crate::say::publish(&report, options.summary.as_deref())?;
-        if let Some(target) = &prepared.report {
-            crate::say::written(
-                document::write_if_complete(target, "passk evaluate", &report, &options.results, &options.uncertainty)?,
-                target,
-            );
-        }
+        publish(&report, options, prepared.report.as_ref(), events)?;
         if let Some(hint) = prepared.chat_hint() {
-            say!("warning: {hint}");
+            warning!(events, "{hint}");
         }
         if complete {
             let results_sha256 =
@@ -609,17 +573,39 @@ impl Concluded {
             CompleteRun { verdict_settings, results_sha256, settings, run, footer, subset }.save(&options.results)?;
         }
         match stopped {
-            None if !unjudgeable.is_empty() => Err(CommandError::Unjudgeable {
+            None if !unjudgeable.is_empty() => Err(EvalError::Unjudgeable {
                 problems: unjudgeable,
-                why: crate::error::UnjudgeableBecause::of(prepared.problems.format),
+                why: UnjudgeableBecause::of(prepared.problems.format),
             }),
             None => {
-                say!("results: {} ({:.1} s)", options.results.display(), clock.elapsed().as_secs_f64());
+                info!(events, "results: {} ({:.1} s)", options.results.display(), clock.elapsed().as_secs_f64());
                 Ok(())
             }
-            Some(stopped) => Err(CommandError::Stopped(stopped)),
+            Some(stopped) => Err(EvalError::Stopped(stopped)),
         }
     }
+}
+
+/// Hands the summary to `events`, and writes the JSON summary and the report document
+/// where they are asked for.
+fn publish(
+    report: &Report<'_>,
+    options: &EvaluateOptions,
+    document: Option<&ReportPath>,
+    events: &EventSink,
+) -> Result<(), EvalError> {
+    events.event(Event::Summary(report));
+    if let Some(path) = &options.summary {
+        report.write_json(path).map_err(|source| write_error(path, source))?;
+    }
+    if let Some(target) = document {
+        let written =
+            document::write_if_complete(target, "passk evaluate", report, &options.results, &options.uncertainty)?;
+        if written == document::Written::NothingToReport {
+            warning!(events, "no report written to {}: there is no pass@k to report", target.path.display());
+        }
+    }
+    Ok(())
 }
 
 /// What happened during the run, as opposed to what was asked for.

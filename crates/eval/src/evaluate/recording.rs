@@ -16,9 +16,9 @@ use tokio::task::JoinSet;
 
 use super::samples::Pending;
 use crate::dedup;
-use crate::error::CommandError;
+use crate::error::EvalError;
+use crate::events::{EventSink, Phase, Progress};
 use crate::expected::{Attached, Recordings};
-use crate::progress::{Phase, Progress};
 use passk_formats::problems::ProblemSet;
 
 pub struct Recording {
@@ -32,17 +32,18 @@ pub struct Recording {
     held_count: usize,
     /// Recording jobs whose verdicts have not come.
     running: usize,
-    attaching: JoinSet<Result<Attached, CommandError>>,
+    attaching: JoinSet<Result<Attached, EvalError>>,
     progress: Option<Progress>,
+    events: EventSink,
 }
 
 impl Recording {
-    /// The recording of `recordings`, its progress shown above the samples', and its
-    /// jobs, each tagged with its problem's position.
-    pub fn new(mut recordings: Recordings, samples: &Progress) -> (Recording, Vec<(usize, Program)>) {
+    /// The recording of `recordings`, its progress told to `events` beside the samples',
+    /// and its jobs, each tagged with its problem's position.
+    pub fn new(mut recordings: Recordings, events: &EventSink) -> (Recording, Vec<(usize, Program)>) {
         let jobs = recordings.take_jobs();
         let progress =
-            (!jobs.is_empty()).then(|| Progress::above(samples, Phase::ComputingExpectedOutputs, jobs.len() as u64));
+            (!jobs.is_empty()).then(|| Progress::new(events, Phase::ComputingExpectedOutputs, jobs.len() as u64, 0));
         let recording = Recording {
             recordings,
             waiting: jobs.iter().map(|(problem, _)| *problem).collect(),
@@ -52,6 +53,7 @@ impl Recording {
             running: jobs.len(),
             attaching: JoinSet::new(),
             progress,
+            events: events.clone(),
         };
         (recording, jobs)
     }
@@ -111,7 +113,7 @@ impl Recording {
 
     /// The next outputs attached; pending forever when none are being attached, for a
     /// `select!` branch.
-    pub async fn next_attached(&mut self) -> Result<Attached, CommandError> {
+    pub async fn next_attached(&mut self) -> Result<Attached, EvalError> {
         match self.attaching.join_next().await {
             Some(attached) => attached.expect("attaching outputs does not panic"),
             None => std::future::pending().await,
@@ -140,7 +142,7 @@ impl Recording {
             }
         }
         self.finish_progress();
-        self.recordings.warn();
+        self.recordings.warn(&self.events);
         self.attached
     }
 

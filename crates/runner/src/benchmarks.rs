@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::pattern::matches;
+use crate::pattern::matches;
 
-const BENCHMARKS_FILE: &str = include_str!("../../../../sandbox/benchmarks.toml");
+const BENCHMARKS_FILE: &str = include_str!("../../../sandbox/benchmarks.toml");
 
 /// The benchmarks' package names and data file patterns.
 #[derive(Debug, Clone, Deserialize)]

@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use super::samples::{self, SamplesFile};
 use super::EvaluateOptions;
-use crate::error::CommandError;
+use crate::error::EvalError;
 use crate::lock::ResultsLock;
 use passk_formats::problems::ProblemSet;
 use passk_formats::InputError;
@@ -38,7 +38,7 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    pub async fn new(options: &EvaluateOptions) -> Result<Prepared, CommandError> {
+    pub async fn new(options: &EvaluateOptions) -> Result<Prepared, EvalError> {
         if !samples::is_stream(&options.samples) && same_file(&options.samples, &options.results) {
             return Err(InputError::ResultsOverSamples { path: options.results.display().to_string() }.into());
         }

@@ -13,16 +13,16 @@ use std::time::Duration;
 use passk_runner::{CancellationToken, Job, Pool, PoolError, ProblemCode, Program, Status, Verdict};
 use tokio::sync::mpsc;
 
-use super::journal::{Journal, Recorded};
 use super::longest_first::LongestFirst;
 use super::prepare::Prepared;
 use super::recording::Recording;
 use super::samples::{self, Feed, Pending, SamplesFile};
 use super::EvaluateOptions;
 use crate::dedup::{Dedup, Key, Offer, Sample};
-use crate::error::CommandError;
+use crate::error::EvalError;
+use crate::events::{EventSink, Phase, Progress};
 use crate::expected::Recordings;
-use crate::progress::{Phase, Progress};
+use crate::journal::{Journal, Recorded};
 use crate::retry::TimedOut;
 use passk_formats::problems::ProblemSet;
 use passk_formats::InputError;
@@ -56,7 +56,7 @@ pub struct Ending {
     pub interrupted: bool,
     /// Whether expected outputs were still being computed when the run stopped.
     pub computing_expected: bool,
-    pub write_failure: Option<CommandError>,
+    pub write_failure: Option<EvalError>,
     pub pool_fault: Option<PoolError>,
     pub fed: Result<(), InputError>,
 }
@@ -97,7 +97,7 @@ struct Decisions {
 impl Decisions {
     /// Records a program's verdict for its sample and every identical sample that
     /// waited for it.
-    fn decide(&mut self, tag: Tag, verdict: Verdict) -> Result<(), CommandError> {
+    fn decide(&mut self, tag: Tag, verdict: Verdict) -> Result<(), EvalError> {
         let Tag { sample, key, program } = tag;
         self.counts.executions += 1;
         let mut decided = self.dedup.settle(key, &verdict);
@@ -112,7 +112,7 @@ impl Decisions {
         decided.into_iter().try_for_each(|sample| self.record(sample, &verdict))
     }
 
-    fn record(&mut self, sample: Sample, verdict: &Verdict) -> Result<(), CommandError> {
+    fn record(&mut self, sample: Sample, verdict: &Verdict) -> Result<(), EvalError> {
         tracing::debug!(
             sample = sample.index,
             task_id = sample.fields.get("task_id").and_then(serde_json::Value::as_str).unwrap_or_default(),
@@ -127,7 +127,7 @@ impl Decisions {
         );
         self.journal
             .record(sample.index, sample.fields, verdict)
-            .map_err(|source| CommandError::Write { path: self.journal.file().display().to_string(), source })?;
+            .map_err(|source| EvalError::Write { path: self.journal.file().display().to_string(), source })?;
         self.decided += 1;
         self.progress.done();
         Ok(())
@@ -147,6 +147,7 @@ pub async fn run(
     calibrated: &[Option<Duration>],
     recordings: Recordings,
     interrupt: &CancellationToken,
+    events: &EventSink,
 ) -> Ran {
     let already = resumed.map_or(0, Recorded::decided);
     let feed = Feed {
@@ -173,12 +174,12 @@ pub async fn run(
         journal,
         dedup: Dedup::new(options.dedup),
         timed_out: TimedOut::default(),
-        progress: Progress::new(Phase::Judging, prepared.total as u64, already as u64),
+        progress: Progress::new(events, Phase::Judging, prepared.total as u64, already as u64),
         counts: Counts::default(),
         decided: 0,
         read: 0,
     };
-    let (mut recording, recording_jobs) = Recording::new(recordings, &state.progress);
+    let (mut recording, recording_jobs) = Recording::new(recordings, events);
     let mut job_tx = Some(job_tx);
     // The jobs that wait for room in the workers' queue.
     let mut queued = Queue::default();
@@ -298,7 +299,7 @@ fn queue(
     queued: &mut Queue,
     pending: Pending,
     calibrated: &[Option<Duration>],
-) -> Result<(), CommandError> {
+) -> Result<(), EvalError> {
     let expected = pending.program.problem().tests.expected_time();
     if let Some(job) = offer(state, pending, calibrated)? {
         queued.samples.push(expected, job);
@@ -312,7 +313,7 @@ fn offer(
     state: &mut Decisions,
     pending: Pending,
     calibrated: &[Option<Duration>],
-) -> Result<Option<Job<Work>>, CommandError> {
+) -> Result<Option<Job<Work>>, EvalError> {
     let Pending { sample, key, program, problem, only_retry } = pending;
     let timeout = calibrated[problem];
     if only_retry {
