@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, reason = "a test that cannot set itself up should fail loudly")]
 
+mod architecture;
 mod bad_input;
 mod bundled;
 mod concurrency;

@@ -477,6 +477,6 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 
 /// `--format`'s values: the formats' own names, listed in the help.
 fn format_parser() -> impl TypedValueParser<Value = Format> {
-    PossibleValuesParser::new(Format::ALL.map(Format::name))
+    PossibleValuesParser::new(Format::all().map(Format::name))
         .try_map(|name| Format::named(&name).ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidValue)))
 }

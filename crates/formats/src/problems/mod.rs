@@ -12,6 +12,7 @@
 
 mod contests;
 pub mod evalplus;
+mod format;
 mod humaneval;
 pub mod mbpp;
 mod raw;
@@ -28,85 +29,7 @@ use crate::error::InputError;
 use crate::jsonl::JsonlReader;
 
 pub use evalplus::EvalPlusInputs;
-
-/// The formats passk reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    // JSON Lines of `task_id, prompt, entry_point, test` (and `canonical_solution`); also
-    // HumanEval-X's Python file, whose test ends in `check(<entry point>)`.
-    Humaneval,
-    // JSON Lines of `task_id, text, code, test_setup_code, test_list, challenge_test_list`.
-    Mbpp,
-    // A JSON array of `source_file, task_id, prompt, code, test_imports, test_list`.
-    MbppSanitized,
-    // EvalPlus's HumanEval+ and MBPP+: `base_input`, `plus_input`, `atol`, ...
-    Evalplus,
-    // APPS: `problem_id`, `input_output` (standard input, or calls with `fn_name`).
-    Apps,
-    // CodeContests: `name`, `public_tests`, `private_tests`, `generated_tests`.
-    CodeContests,
-    // LiveCodeBench: `question_id`, `public_test_cases`, `private_test_cases`.
-    Livecodebench,
-    // SandboxFusion's files of CodeContests and LiveCodeBench: `id`, `content`, `labels`, `test`.
-    Sandboxfusion,
-}
-
-impl Format {
-    /// Every format, in the order a listing of them shows.
-    pub const ALL: [Format; 8] = [
-        Format::Humaneval,
-        Format::Mbpp,
-        Format::MbppSanitized,
-        Format::Evalplus,
-        Format::Apps,
-        Format::CodeContests,
-        Format::Livecodebench,
-        Format::Sandboxfusion,
-    ];
-
-    /// The format named `name`, as [`Format::name`] spells it.
-    pub fn named(name: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|format| format.name() == name)
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Humaneval => "humaneval",
-            Format::Mbpp => "mbpp",
-            Format::MbppSanitized => "mbpp-sanitized",
-            Format::Evalplus => "evalplus",
-            Format::Apps => "apps",
-            Format::CodeContests => "code-contests",
-            Format::Livecodebench => "livecodebench",
-            Format::Sandboxfusion => "sandboxfusion",
-        }
-    }
-
-    /// The format whose fields a record has.
-    fn of_fields(names: &[&str]) -> Option<Format> {
-        let has = |field: &str| names.contains(&field);
-        Some(if has("base_input") && has("plus_input") {
-            Format::Evalplus
-        } else if has("test_list") && has("text") {
-            Format::Mbpp
-        } else if has("test_list") && has("prompt") {
-            Format::MbppSanitized
-        } else if has("input_output") {
-            Format::Apps
-        } else if has("public_tests") || has("private_tests") || has("generated_tests") {
-            Format::CodeContests
-        } else if has("public_test_cases") || has("question_id") {
-            Format::Livecodebench
-        } else if has("content") && has("test") && has("labels") {
-            Format::Sandboxfusion
-        } else if has("prompt") && has("test") && (has("entry_point") || has("declaration")) {
-            Format::Humaneval
-        } else {
-            return None;
-        })
-    }
-}
+pub use format::Format;
 
 /// How a problem set's tests are run, as asked on the command line.
 #[derive(Debug, Clone)]
@@ -211,22 +134,7 @@ impl ProblemSet {
         };
         let reader = open()?;
         let source = reader.source().to_owned();
-        let problems = match format {
-            Format::Humaneval => each_line(reader, |line, object| humaneval::problem(&source, line, object)),
-            Format::Mbpp => each_line(reader, |line, object| mbpp::original(&source, line, object, options)),
-            Format::MbppSanitized => mbpp::sanitized(reader),
-            Format::Evalplus => evalplus::read(reader),
-            Format::Apps => each_line(reader, |line, object| contests::apps(&source, line, object, options)),
-            Format::CodeContests => {
-                each_line(reader, |line, object| contests::code_contests(&source, line, object, options))
-            }
-            Format::Livecodebench => {
-                each_line(reader, |line, object| contests::livecodebench(&source, line, object, options))
-            }
-            Format::Sandboxfusion => {
-                each_line(reader, |line, object| contests::sandboxfusion(&source, line, object, options))
-            }
-        };
+        let problems = format.read(reader, options);
         let problems = problems.map_err(|error| match error {
             // Of the formats, only sanitized MBPP's file is one JSON array.
             InputError::NotJsonLines { path, line, shape: "a JSON array" } => {
@@ -278,7 +186,7 @@ impl ProblemSet {
     /// Whether task ids are numbers in this format (MBPP's), so that samples may give
     /// them as JSON numbers.
     pub fn numeric_ids(&self) -> bool {
-        matches!(self.format, Format::Mbpp | Format::MbppSanitized | Format::Apps | Format::Sandboxfusion)
+        self.format.numeric_ids()
     }
 }
 
