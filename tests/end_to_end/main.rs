@@ -30,5 +30,6 @@ mod scoring;
 mod statistics;
 mod stdio_rules;
 mod survival;
+mod transcripts;
 mod usage;
 mod values;

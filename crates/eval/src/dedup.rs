@@ -90,3 +90,63 @@ impl Dedup {
         waiting
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use passk_runner::Status;
+
+    use super::*;
+
+    fn sample(index: usize) -> Sample {
+        Sample { index, fields: Map::new() }
+    }
+
+    fn passed() -> Verdict {
+        Verdict { status: Status::Passed, result: "passed".into(), ..Verdict::infrastructure(String::new()) }
+    }
+
+    /// The first of identical programs runs; one offered while it runs waits for its
+    /// verdict, and one offered after is given it at once.
+    #[test]
+    fn identical_programs_run_once_and_share_the_verdict() {
+        let mut dedup = Dedup::new(true);
+        let key = [1; 32];
+        assert!(matches!(dedup.offer(key, sample(0)), Offer::Run(Sample { index: 0, .. })));
+        assert!(matches!(dedup.offer(key, sample(1)), Offer::Waiting));
+        assert!(matches!(dedup.offer([2; 32], sample(2)), Offer::Run(Sample { index: 2, .. })));
+        let waited: Vec<usize> = dedup.settle(key, &passed()).into_iter().map(|sample| sample.index).collect();
+        assert_eq!(waited, [1]);
+        match dedup.offer(key, sample(3)) {
+            Offer::Known(Sample { index: 3, .. }, verdict) => assert!(verdict.passed()),
+            other => panic!("the verdict is known: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn switched_off_every_sample_runs() {
+        let mut dedup = Dedup::new(false);
+        for index in 0..3 {
+            assert!(matches!(dedup.offer([1; 32], sample(index)), Offer::Run(_)));
+        }
+        assert!(dedup.settle([1; 32], &passed()).is_empty());
+        assert!(matches!(dedup.offer([1; 32], sample(3)), Offer::Run(_)));
+    }
+
+    /// Memory stays bounded: past `REMEMBERED` verdicts, the oldest is forgotten and its
+    /// program runs again.
+    #[test]
+    fn the_oldest_verdict_is_forgotten_past_the_bound() {
+        let mut dedup = Dedup::new(true);
+        let key = |n: usize| {
+            let mut key = [0; 32];
+            key[..8].copy_from_slice(&(n as u64).to_le_bytes());
+            key
+        };
+        for n in 0..=REMEMBERED {
+            assert!(matches!(dedup.offer(key(n), sample(n)), Offer::Run(_)));
+            dedup.settle(key(n), &passed());
+        }
+        assert!(matches!(dedup.offer(key(0), sample(0)), Offer::Run(_)), "the oldest is forgotten");
+        assert!(matches!(dedup.offer(key(REMEMBERED), sample(1)), Offer::Known(..)), "the newest is kept");
+    }
+}

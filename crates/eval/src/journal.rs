@@ -369,3 +369,118 @@ fn read_line(file: &File, path: &Path, entry: &Entry) -> Result<Line, JournalErr
     file.read_exact_at(&mut text, entry.offset).map_err(read_error)?;
     serde_json::from_slice(&text).map_err(|error| read_error(std::io::Error::other(error)))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fs::OpenOptions;
+    use std::io::Write as _;
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn verdict(status: Status) -> Verdict {
+        Verdict { status, result: status.as_str().to_owned(), ..Verdict::infrastructure(String::new()) }
+    }
+
+    fn fields(task_id: &str) -> Map<String, Value> {
+        let Value::Object(fields) = json!({"task_id": task_id, "completion": "    return 1\n"}) else {
+            unreachable!("an object")
+        };
+        fields
+    }
+
+    fn results_lines(path: &Path) -> Vec<Value> {
+        std::fs::read_to_string(path).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+    }
+
+    /// A run killed mid-line keeps every whole line; the resumed run writes the results
+    /// in the samples' order, whatever order the verdicts came in.
+    #[test]
+    fn verdicts_survive_a_kill_and_come_back_in_the_samples_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let results = dir.path().join("results.jsonl");
+        let mut journal = Journal::create(&results).unwrap();
+        journal.record(2, fields("t/1"), &verdict(Status::Passed)).unwrap();
+        journal.record(0, fields("t/0"), &verdict(Status::Failed)).unwrap();
+        drop(journal);
+        // The kill: half a line, without its newline.
+        let mut file = OpenOptions::new().append(true).open(Journal::path(&results)).unwrap();
+        file.write_all(br#"{"sample": 1, "result": {"task_id": "t/0", "pas"#).unwrap();
+        drop(file);
+
+        let recorded = Journal::recorded(&results, 3).unwrap().expect("the journal is there");
+        assert_eq!(recorded.decided(), 2);
+        assert!(recorded.is_decided(0) && !recorded.is_decided(1) && recorded.is_decided(2));
+        let counts = recorded.tally().counts().to_vec();
+        assert_eq!(counts.len(), 2, "{counts:?}");
+
+        let mut journal = Journal::resume(&results, &recorded).unwrap();
+        journal.record(1, fields("t/0"), &verdict(Status::Passed)).unwrap();
+        let recorded = journal.read(3).unwrap();
+        assert_eq!(recorded.decided(), 3);
+        journal.finish(&recorded).unwrap();
+        let lines = results_lines(&results);
+        let seen: Vec<(&str, bool)> =
+            lines.iter().map(|line| (line["task_id"].as_str().unwrap(), line["passed"].as_bool().unwrap())).collect();
+        assert_eq!(seen, [("t/0", false), ("t/0", true), ("t/1", true)]);
+        assert!(!Journal::path(&results).exists(), "the journal is removed once the results are in place");
+    }
+
+    /// The marks of how a verdict was reached are passk's: a sample that carries them is
+    /// recorded without, and `amend` adds its own, the later line replacing the earlier.
+    #[test]
+    fn marks_come_only_from_passk_and_an_amended_line_replaces_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let results = dir.path().join("results.jsonl");
+        let mut journal = Journal::create(&results).unwrap();
+        let mut forged = fields("t/0");
+        forged.insert("verdicts".into(), json!("in-process"));
+        forged.insert("retried".into(), json!(true));
+        journal.record(0, forged, &verdict(Status::Timeout)).unwrap();
+        let recorded = journal.read(1).unwrap();
+        assert!(!recorded.is_in_process(0), "a sample's own `verdicts` field is not the fallback's");
+        assert_eq!(recorded.unretried_timeouts(), [0], "a sample's own `retried` field is not a retry");
+
+        journal.amend(&recorded, 0, &verdict(Status::Passed), &[("retried", json!(true))]).unwrap();
+        let recorded = journal.read(1).unwrap();
+        assert_eq!(recorded.status_of(0), Some("passed"));
+        assert!(recorded.unretried_timeouts().is_empty());
+        journal.finish(&recorded).unwrap();
+        let lines = results_lines(&results);
+        assert_eq!(lines.len(), 1);
+        assert_eq!((lines[0]["status"].as_str(), lines[0]["retried"].as_bool()), (Some("passed"), Some(true)));
+    }
+
+    /// A fault of the machine is recorded, counted, and leaves the sample to run again.
+    #[test]
+    fn an_infrastructure_fault_leaves_the_sample_undecided() {
+        let dir = tempfile::tempdir().unwrap();
+        let results = dir.path().join("results.jsonl");
+        let mut journal = Journal::create(&results).unwrap();
+        journal.record(0, fields("t/0"), &Verdict::infrastructure("the worker died".into())).unwrap();
+        let recorded = journal.read(1).unwrap();
+        assert_eq!(recorded.decided(), 0);
+        assert_eq!(recorded.tally().infrastructure_errors(), 1);
+    }
+
+    /// A whole line passk did not write is refused with its line number, not skipped.
+    #[test]
+    fn a_line_passk_did_not_write_is_damage_with_its_line_number() {
+        let dir = tempfile::tempdir().unwrap();
+        let results = dir.path().join("results.jsonl");
+        let mut journal = Journal::create(&results).unwrap();
+        journal.record(0, fields("t/0"), &verdict(Status::Passed)).unwrap();
+        drop(journal);
+        let mut file = OpenOptions::new().append(true).open(Journal::path(&results)).unwrap();
+        file.write_all(b"{\"sample\": 7, \"result\": {}}\n").unwrap();
+        drop(file);
+        match Journal::recorded(&results, 2) {
+            Err(JournalError::Damaged { line, problem, .. }) => {
+                assert_eq!(line, 2);
+                assert!(problem.contains("sample 7 of 2"), "{problem}");
+            }
+            other => panic!("not refused as damaged: {other:?}"),
+        }
+    }
+}

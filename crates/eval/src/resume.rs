@@ -153,3 +153,66 @@ pub fn clear(results: &Path) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn settings(value: Value) -> Map<String, Value> {
+        let Value::Object(settings) = value else { unreachable!("an object") };
+        settings
+    }
+
+    #[test]
+    fn equal_settings_differ_in_nothing() {
+        let run = settings(json!({"k": [1, 10], "jobs": 2, "set": {"base_only": false}}));
+        assert!(differences(&run, &run.clone()).is_empty());
+    }
+
+    /// A changed input file is named in words, and apart from settings, which say their
+    /// option where its name does not, and what they were and are.
+    #[test]
+    fn a_changed_file_and_a_changed_setting_are_named_as_a_user_knows_them() {
+        let was = settings(json!({
+            "samples": "s.jsonl", "samples_sha256": "aa", "problems": "p.jsonl", "problems_sha256": "bb",
+            "fallback": true, "timeout": 3.0, "set": {"base_only": false, "checker_sha256": null},
+        }));
+        let now = settings(json!({
+            "samples": "s.jsonl", "samples_sha256": "cc", "problems": "p.jsonl", "problems_sha256": "bb",
+            "fallback": false, "timeout": 3.0, "set": {"base_only": true, "checker_sha256": "dd"},
+        }));
+        let found = differences(&was, &now);
+        assert_eq!(found.files.len(), 2, "{found:?}");
+        assert!(found.files.iter().any(|file| file.contains("the samples file s.jsonl")), "{found:?}");
+        assert!(found.files.iter().any(|file| file.contains("the --checker file")), "{found:?}");
+        assert_eq!(
+            found.settings,
+            ["fallback (--no-fallback): was true, now false", "set.base_only: was false, now true"]
+        );
+        assert!(found.describe().contains("; "), "{}", found.describe());
+    }
+
+    /// A setting only one run has is "nothing" in the other.
+    #[test]
+    fn a_setting_one_run_lacks_is_nothing_there() {
+        let was = settings(json!({"jobs": 2}));
+        let now = settings(json!({"jobs": 2, "extract": true}));
+        assert_eq!(differences(&was, &now).settings, ["extract (--extract): was nothing, now true"]);
+    }
+
+    /// The settings a run records are what a resume reads; a journal without them is
+    /// refused rather than resumed under unknown settings.
+    #[test]
+    fn recorded_settings_are_read_back_and_a_journal_without_them_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let results = dir.path().join("results.jsonl");
+        assert!(interrupted_settings(&results).unwrap().is_none(), "no journal, nothing to resume");
+        std::fs::write(partial_path(&results), "").unwrap();
+        assert!(matches!(interrupted_settings(&results), Err(ResumeError::NoSettings { .. })));
+        let run = settings(json!({"jobs": 2}));
+        record(&results, &run).unwrap();
+        assert_eq!(interrupted_settings(&results).unwrap(), Some(run));
+    }
+}

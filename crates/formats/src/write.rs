@@ -98,3 +98,59 @@ impl LineWriter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::CommandExt;
+    use std::process::Command;
+
+    use super::*;
+
+    /// Where the child of `a_line_that_cannot_be_written_whole_is_taken_back` writes.
+    const FULL_DISK_FILE: &str = "PASSK_LINE_WRITER_TEST_FILE";
+    /// The size the child's files may not pass, which stands for a full disk.
+    const ROOM: u64 = 100;
+
+    /// Writes lines of 29 bytes until the file may grow no more: the fourth does not
+    /// fit whole. Does nothing unless run as the child of the test below.
+    #[test]
+    fn writes_until_the_disk_is_full() {
+        let Some(path) = std::env::var_os(FULL_DISK_FILE) else { return };
+        let mut writer = LineWriter::create(Path::new(&path)).unwrap();
+        let line = serde_json::json!({"sample": "x".repeat(15)});
+        let mut written = 0;
+        while writer.write(&line).is_ok() {
+            written += 1;
+            assert!(written < 10, "the file size limit never stopped a write");
+        }
+        // What comes after a failed line goes where the failed line would have started.
+        writer.write(&serde_json::json!(1)).unwrap();
+    }
+
+    /// A line that cannot be written whole (a full disk, here the file size limit) is
+    /// taken back: the file holds only whole lines, and the next write starts where the
+    /// last whole line ended.
+    #[test]
+    fn a_line_that_cannot_be_written_whole_is_taken_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lines.jsonl");
+        let mut child = Command::new(std::env::current_exe().unwrap());
+        child.args(["--exact", "write::tests::writes_until_the_disk_is_full", "--test-threads", "1"]);
+        child.env(FULL_DISK_FILE, &path);
+        // SAFETY: only async-signal-safe calls between fork and exec. The limit and the
+        // ignored SIGXFSZ (a write past the limit fails with EFBIG instead of killing the
+        // process) both last across the exec.
+        unsafe {
+            child.pre_exec(|| {
+                nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_FSIZE, ROOM, ROOM)?;
+                nix::sys::signal::signal(nix::sys::signal::Signal::SIGXFSZ, nix::sys::signal::SigHandler::SigIgn)?;
+                Ok(())
+            });
+        }
+        let output = child.output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let line = "{\"sample\":\"xxxxxxxxxxxxxxx\"}\n";
+        assert_eq!(text, format!("{line}{line}{line}1\n"), "the file holds only whole lines");
+    }
+}

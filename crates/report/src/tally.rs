@@ -250,3 +250,67 @@ fn settings_record(error: InputError, source: &str) -> InputError {
         None => error,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(status: &str) -> Outcome<'_> {
+        Outcome { passed: status == "passed", status: Some(status), base_passed: None, tests: None }
+    }
+
+    /// Samples without a verdict (a fault of the machine, or unjudgeable) are counted by
+    /// status but not in pass@k: they say nothing about the model.
+    #[test]
+    fn samples_without_a_verdict_are_counted_but_not_scored() {
+        let mut tally = Tally::default();
+        for (task_id, status) in
+            [("a", "passed"), ("a", "failed"), ("b", "infrastructure"), ("b", "passed"), ("c", "unjudgeable")]
+        {
+            tally.add(task_id, &outcome(status));
+        }
+        assert_eq!(tally.counts(), [("a".to_owned(), Counts { n: 2, c: 1 }), ("b".to_owned(), Counts { n: 1, c: 1 })]);
+        assert_eq!(tally.samples(), 5);
+        assert_eq!(tally.infrastructure_errors(), 1);
+        assert_eq!(tally.unjudgeable_problems(), ["c"]);
+        assert_eq!((tally.problems(), tally.problems_seen()), (2, 3));
+        assert_eq!(tally.statuses().get("failed"), Some(&1));
+    }
+
+    /// A line without a status (the reference harness's) counts by `passed`.
+    #[test]
+    fn a_line_without_a_status_counts_by_passed() {
+        let mut tally = Tally::default();
+        tally.add("a", &Outcome { passed: true, status: None, base_passed: None, tests: None });
+        tally.add("a", &Outcome { passed: false, status: None, base_passed: None, tests: None });
+        assert_eq!(tally.counts(), [("a".to_owned(), Counts { n: 2, c: 1 })]);
+        assert_eq!(tally.statuses().keys().collect::<Vec<_>>(), ["failed", "passed"]);
+    }
+
+    /// Base counts (EvalPlus's base_pass@k) exist only where every sample says.
+    #[test]
+    fn base_counts_need_every_sample_to_say() {
+        let mut tally = Tally::default();
+        tally.add("a", &Outcome { base_passed: Some(true), ..outcome("failed") });
+        tally.add("a", &Outcome { base_passed: Some(false), ..outcome("failed") });
+        assert_eq!(tally.base_counts(), Some(vec![("a".to_owned(), Counts { n: 2, c: 1 })]));
+        tally.add("b", &outcome("passed"));
+        assert_eq!(tally.base_counts(), None);
+    }
+
+    /// APPS's test-case average: per problem, then over problems; a lower bound where a
+    /// sample stopped at its first failure.
+    #[test]
+    fn the_test_case_average_is_per_problem_then_over_problems() {
+        let tests = |passed, run, total| Some(TestsPassed { passed, total, every_test_ran: run >= total });
+        let mut tally = Tally::default();
+        tally.add("a", &Outcome { tests: tests(1, 2, 2), ..outcome("failed") });
+        tally.add("a", &Outcome { tests: tests(2, 2, 2), ..outcome("passed") });
+        tally.add("b", &Outcome { tests: tests(0, 4, 4), ..outcome("failed") });
+        let average = tally.test_case_average().unwrap();
+        assert!((average.mean - 0.375).abs() < 1e-12, "{average:?}");
+        assert!(average.exact);
+        tally.add("b", &Outcome { tests: tests(1, 2, 4), ..outcome("failed") });
+        assert!(!tally.test_case_average().unwrap().exact);
+    }
+}
