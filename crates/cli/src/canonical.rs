@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use passk_eval::canonical::Validation;
-use passk_runner::PoolOptions;
+use passk_runner::Pool;
 
 use crate::error::CommandError;
 use crate::say::say;
@@ -13,9 +13,9 @@ use passk_formats::InputError;
 use passk_report::words::{agree, plural};
 
 /// `passk validate`: whether every canonical solution passes, and comfortably.
-pub async fn validate(options: PoolOptions, problems: &ProblemSet, close: f64) -> Result<(), CommandError> {
-    let timeout = options.timeout.as_secs_f64();
-    let Validation { failing, slow, missing } = passk_eval::canonical::validate(options, problems, close).await?;
+pub async fn validate(pool: &mut Pool, problems: &ProblemSet, close: f64) -> Result<(), CommandError> {
+    let timeout = pool.options().timeout.as_secs_f64();
+    let Validation { failing, slow, missing } = passk_eval::canonical::validate(pool, problems, close).await?;
     let checked = problems.problems.len() - missing.len();
     let mut report = format!(
         "{} of {}: {} pass, {} fail, {} close to the limit\n",

@@ -13,6 +13,7 @@ use crate::error::CommandError;
 use crate::say::say;
 use passk_formats::InputError;
 use passk_report::document::{self, Comparison, ReportPath};
+use passk_report::gather::Gathered;
 use passk_report::tally::Tally;
 
 /// How many of the largest per-problem differences are listed.
@@ -65,8 +66,10 @@ pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
         passk_formats::write::check_writable(path)
             .map_err(|source| InputError::unwritable("--summary", path, source))?;
     }
-    let (a, b) = (Tally::read(&options.a)?, Tally::read(&options.b)?);
-    for (tally, path) in [(&a, &options.a), (&b, &options.b)] {
+    // A is read with the groups of --cluster-by, which B need not carry.
+    let gathered_a = Gathered::read(&options.a, options.cluster_by.as_deref())?;
+    let (a, b) = (&gathered_a.tally, &Gathered::read(&options.b, None)?.tally);
+    for (tally, path) in [(a, &options.a), (b, &options.b)] {
         if tally.infrastructure_errors() > 0 {
             return Err(CommandError::IncompleteResults { errors: tally.infrastructure_errors() });
         }
@@ -77,7 +80,7 @@ pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
         }
     }
     let ids = |tally: &Tally| tally.counts().iter().map(|(id, _)| id.clone()).collect::<BTreeSet<String>>();
-    let (a_ids, b_ids) = (ids(&a), ids(&b));
+    let (a_ids, b_ids) = (ids(a), ids(b));
     let only_a: Vec<&String> = a_ids.difference(&b_ids).collect();
     let only_b: Vec<&String> = b_ids.difference(&a_ids).collect();
     let common: Vec<String> = a.counts().iter().map(|(id, _)| id.clone()).filter(|id| b_ids.contains(id)).collect();
@@ -89,17 +92,14 @@ pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
         return Err(CommandError::CompareInput { message: "the two files have no problem in common".into() });
     }
 
-    for (tally, path) in [(&a, &options.a), (&b, &options.b)] {
+    for (tally, path) in [(a, &options.a), (b, &options.b)] {
         warn_if_single_samples(tally, path, &common);
     }
-    let groups = match &options.cluster_by {
-        Some(field) => Some(passk_report::scores::groups_of(&options.a, field, &common)?),
-        None => None,
-    };
+    let groups = gathered_a.groups(&common).map(|groups| groups.of_problem);
     let mut compared = Vec::new();
     for metric in [Metric::PassAt, Metric::PassHat] {
         for &k in &options.ks {
-            let values = match (estimates(&a, metric, k), estimates(&b, metric, k)) {
+            let values = match (estimates(a, metric, k), estimates(b, metric, k)) {
                 (Some(a_values), Some(b_values)) => {
                     let a_list: Vec<f64> = common.iter().map(|id| a_values[id.as_str()]).collect();
                     let b_list: Vec<f64> = common.iter().map(|id| b_values[id.as_str()]).collect();
@@ -201,10 +201,7 @@ pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
                 .iter()
                 .map(|(id, a, b)| [id.clone(), format!("{a:.4}"), format!("{b:.4}"), format!("{:+.4}", a - b)])
                 .collect(),
-            curves: [
-                document::pass_at_curve(a.counts(), &options.a, max_k(&a))?,
-                document::pass_at_curve(b.counts(), &options.b, max_k(&b))?,
-            ],
+            curves: [document::pass_at_curve(a.counts(), max_k(a))?, document::pass_at_curve(b.counts(), max_k(b))?],
             chart: String::new(),
         };
         document::write_comparison(target, comparison)?;

@@ -138,13 +138,16 @@ fn run(command: Command) -> Result<(), CommandError> {
             let set = args.suite.set_options(args.runner.timeout)?;
             let mut problems = passk_formats::problems::ProblemSet::load(&args.problems, &set)?;
             runtime()?.block_on(async {
-                let options = args.runner.pool_options().await?;
+                let mut pool = passk_runner::Pool::start(args.runner.pool_options().await?)
+                    .await
+                    .map_err(passk_eval::EvalError::from)?;
                 let cache_dir = args.suite.cache_dir();
                 let never = passk_runner::CancellationToken::new();
                 let terminal: EventSink = Arc::new(Terminal::default());
-                passk_eval::expected::attach(&mut problems, &set, options.clone(), &cache_dir, &never, &terminal)
-                    .await?;
-                canonical::validate(options, &problems, args.close).await
+                passk_eval::expected::attach(&mut problems, &set, &mut pool, &cache_dir, &never, &terminal).await?;
+                let validated = canonical::validate(&mut pool, &problems, args.close).await;
+                pool.stop().await;
+                validated
             })
         }
     }

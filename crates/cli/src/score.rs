@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use crate::error::CommandError;
 use passk_formats::InputError;
 use passk_report::document::{self, ReportPath};
+use passk_report::gather::Gathered;
 use passk_report::scores::{self, UncertaintyOptions};
 use passk_report::summary::Report;
-use passk_report::tally::Tally;
 
 #[derive(Debug)]
 pub struct ScoreOptions {
@@ -23,17 +23,20 @@ pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
         passk_formats::write::check_writable(path)
             .map_err(|source| InputError::unwritable("--summary", path, source))?;
     }
-    let tally = Tally::read(&options.results)?;
+    let gathered = Gathered::read(&options.results, options.uncertainty.cluster_by.as_deref())?;
+    let tally = &gathered.tally;
     // Samples without a verdict leave pass@k unknown, not lower.
     let complete = tally.infrastructure_errors() == 0;
     let unjudgeable = tally.unjudgeable_problems();
-    let scores = scores::of_tally(&tally, complete, &options.results, &options.ks, &options.uncertainty)?;
+    let task_ids: Vec<String> = tally.counts().iter().map(|(task_id, _)| task_id.clone()).collect();
+    let groups = gathered.groups(&task_ids);
+    let scores = scores::of_tally(tally, complete, groups.as_ref(), &options.ks, &options.uncertainty)?;
     let mut settings = serde_json::Map::new();
     settings.insert("passk_version".into(), env!("CARGO_PKG_VERSION").into());
     settings.insert("results".into(), options.results.display().to_string().into());
     settings.insert("k".into(), options.ks.clone().into());
     let report = Report {
-        tally: &tally,
+        tally,
         scores: &scores,
         complete,
         settings,
@@ -45,7 +48,14 @@ pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
     crate::say::publish(&report, options.summary.as_deref())?;
     if let Some(target) = &options.report {
         crate::say::written(
-            document::write_if_complete(target, "passk score", &report, &options.results, &options.uncertainty)?,
+            document::write_if_complete(
+                target,
+                "passk score",
+                &report,
+                &options.results,
+                &gathered,
+                &options.uncertainty,
+            )?,
             target,
         );
     }

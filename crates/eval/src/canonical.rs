@@ -7,7 +7,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
-use passk_runner::{CancellationToken, Candidate, Job, Pool, PoolOptions, Program, Status, Tests, Verdict};
+use passk_runner::{Batch, CancellationToken, Candidate, Job, Pool, Program, Status, Tests, Verdict};
 use tokio::sync::mpsc;
 
 use passk_formats::problems::ProblemSet;
@@ -25,7 +25,7 @@ const CALIBRATION_LIMIT: Duration = Duration::from_secs(30);
 /// pool's own if None); returns, per problem (in set order), its verdicts, or None for
 /// a problem without one.
 pub async fn run(
-    options: PoolOptions,
+    pool: &mut Pool,
     problems: &ProblemSet,
     runs: usize,
     timeout: Option<Duration>,
@@ -35,19 +35,21 @@ pub async fn run(
         let solution = problem.canonical_solution.as_ref()?;
         Some(Program::new(&problem.code, &Candidate::Completion(solution.clone())))
     });
-    run_programs(options, programs.collect(), runs, timeout, interrupt).await
+    let batch = pool.batch();
+    run_programs(pool, batch, programs.collect(), runs, timeout, interrupt).await
 }
 
-/// Runs each program `runs` times, as `run` does; returns the verdicts in the same order,
-/// None where there is no program. Stops when `interrupt` is cancelled.
+/// Runs each program `runs` times as `batch` on `pool`, as `run` does; returns the
+/// verdicts in the same order, None where there is no program. Stops when `interrupt`
+/// is cancelled.
 pub async fn run_programs(
-    options: PoolOptions,
+    pool: &mut Pool,
+    batch: Batch,
     programs: Vec<Option<Program>>,
     runs: usize,
     timeout: Option<Duration>,
     interrupt: &CancellationToken,
 ) -> Result<Vec<Option<Vec<Verdict>>>, EvalError> {
-    let pool = Pool::start(options).await?;
     let (job_tx, job_rx) = mpsc::channel(programs.len() * runs + 1);
     let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
     for (index, program) in programs.iter().enumerate() {
@@ -57,7 +59,7 @@ pub async fn run_programs(
         }
     }
     drop(job_tx);
-    pool.run(job_rx, verdict_tx, interrupt.clone()).await?;
+    pool.run(batch, job_rx, verdict_tx, interrupt.clone()).await?;
     if interrupt.is_cancelled() {
         return Err(EvalError::Interrupted { phase: "running canonical solutions" });
     }
@@ -71,7 +73,7 @@ pub async fn run_programs(
 /// Each problem's limit: `floor + factor × the slowest run of its canonical solution`.
 /// A problem without a passing canonical solution keeps `floor`, with a warning.
 pub async fn calibrate(
-    options: PoolOptions,
+    pool: &mut Pool,
     problems: &ProblemSet,
     floor: Duration,
     factor: f64,
@@ -80,7 +82,7 @@ pub async fn calibrate(
 ) -> Result<Vec<Option<Duration>>, EvalError> {
     // Measured with time to spare, so that a slow problem is measured, not cut short.
     let generous = CALIBRATION_LIMIT.max(floor * 10);
-    let runs = run(options, problems, CALIBRATION_RUNS, Some(generous), interrupt).await?;
+    let runs = run(pool, problems, CALIBRATION_RUNS, Some(generous), interrupt).await?;
     let mut uncalibrated = Vec::new();
     let limits = runs
         .iter()
@@ -115,7 +117,7 @@ pub async fn calibrate(
 /// here, since their limits come from the canonical solution's times already; nor does
 /// one without a canonical solution that passes.
 pub async fn floors(
-    mut options: PoolOptions,
+    pool: &mut Pool,
     problems: &ProblemSet,
     positions: &BTreeSet<usize>,
     factor: f64,
@@ -133,9 +135,9 @@ pub async fn floors(
     if programs.iter().all(Option::is_none) {
         return Ok(HashMap::new());
     }
-    let generous = CALIBRATION_LIMIT.max(options.timeout * 10);
-    options.jobs = 1;
-    let runs = run_programs(options, programs, 1, Some(generous), interrupt).await?;
+    let generous = CALIBRATION_LIMIT.max(pool.options().timeout * 10);
+    let alone = Batch { slots: 1, ..pool.batch() };
+    let runs = run_programs(pool, alone, programs, 1, Some(generous), interrupt).await?;
     Ok(positions
         .iter()
         .zip(runs)
@@ -158,10 +160,10 @@ pub struct Validation {
 }
 
 /// Runs every canonical solution once: whether each passes, and comfortably.
-pub async fn validate(options: PoolOptions, problems: &ProblemSet, close: f64) -> Result<Validation, EvalError> {
-    let timeout = options.timeout.as_secs_f64();
+pub async fn validate(pool: &mut Pool, problems: &ProblemSet, close: f64) -> Result<Validation, EvalError> {
+    let timeout = pool.options().timeout.as_secs_f64();
     // Ctrl-C ends `validate` at once: it keeps nothing, and the reaper stops its workers.
-    let runs = run(options, problems, 1, None, &CancellationToken::new()).await?;
+    let runs = run(pool, problems, 1, None, &CancellationToken::new()).await?;
     let mut found = Validation::default();
     for (verdicts, problem) in runs.iter().zip(&problems.problems) {
         let task_id = problem.task_id.clone();

@@ -94,7 +94,7 @@ impl EvalError {
             | EvalError::Resume(resume::ResumeError::NoSettings { .. })
             | EvalError::Lock(_)
             | EvalError::AllowPackage(_)
-            | EvalError::Journal(JournalError::Damaged { .. }) => EvalErrorKind::BadInput,
+            | EvalError::Journal(JournalError::Damaged { .. } | JournalError::Gathering(_)) => EvalErrorKind::BadInput,
             EvalError::Report(error) if error.kind() == passk_report::ReportErrorKind::BadInput => {
                 EvalErrorKind::BadInput
             }

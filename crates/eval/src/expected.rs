@@ -15,9 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use passk_runner::{
-    CancellationToken, Candidate, Job, Pool, PoolOptions, ProblemCode, Program, Status, Suite, Tests, Verdict,
-};
+use passk_runner::{CancellationToken, Candidate, Job, Pool, ProblemCode, Program, Status, Suite, Tests, Verdict};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -98,12 +96,12 @@ impl Store {
 pub async fn attach(
     problems: &mut ProblemSet,
     options: &SetOptions,
-    pool: PoolOptions,
+    pool: &mut Pool,
     cache_dir: &Path,
     interrupt: &CancellationToken,
     events: &EventSink,
 ) -> Result<(), EvalError> {
-    let python = pool.interpreter.version.clone();
+    let python = pool.options().interpreter.version.clone();
     let mut recordings = Recordings::plan(problems, options, cache_dir, &python, None, events);
     recordings.compute(problems, pool, interrupt, events).await?;
     recordings.warn(events);
@@ -240,13 +238,13 @@ impl Recordings {
         }
     }
 
-    /// Runs every recording job now, if any, on a pool of its own, and attaches each
+    /// Runs every recording job now, if any, on `pool`, and attaches each
     /// outputs as they come; each is cached as soon as it comes. What gave none is noted
     /// for `warn`.
     pub async fn compute(
         &mut self,
         problems: &mut ProblemSet,
-        pool: PoolOptions,
+        pool: &mut Pool,
         interrupt: &CancellationToken,
         events: &EventSink,
     ) -> Result<(), EvalError> {
@@ -255,7 +253,6 @@ impl Recordings {
         }
         let jobs: Vec<Job<usize>> =
             self.take_jobs().into_iter().map(|(tag, program)| Job { program, tag, timeout: None }).collect();
-        let pool = Pool::start(pool).await?;
         let mut progress = Progress::new(events, Phase::ComputingExpectedOutputs, jobs.len() as u64, 0);
         let (job_tx, job_rx) = mpsc::channel(jobs.len() + 1);
         for job in jobs {
@@ -263,7 +260,8 @@ impl Recordings {
         }
         drop(job_tx);
         let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
-        let running = pool.run(job_rx, verdict_tx, interrupt.clone());
+        let batch = pool.batch();
+        let running = pool.run(batch, job_rx, verdict_tx, interrupt.clone());
         tokio::pin!(running);
         let mut finished = None;
         loop {

@@ -19,18 +19,17 @@ use passk_runner::{Status, Verdict};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use passk_formats::results::record_verdict;
+use passk_formats::results::{ResultLine, VerdictFields};
 use passk_formats::write::{partial_path, LineWriter};
-use passk_report::tally::{tests_passed, Outcome, Tally, TestsPassed};
-
-/// The fields of a results line that say how its verdict was reached (`amend`).
-const MARKS: [&str; 3] = ["verdicts", "retried", "retried_limit"];
+use passk_formats::InputError;
+use passk_report::gather::Gathered;
+use passk_report::tally::{Outcome, Tally, TestsPassed};
 
 /// One journal line.
 #[derive(Debug, Serialize, Deserialize)]
 struct Line {
     sample: usize,
-    result: Map<String, Value>,
+    result: ResultLine,
 }
 
 /// The last line the journal holds for a sample, in 48 bytes: a run of a million
@@ -102,6 +101,9 @@ pub enum JournalError {
         .path.display()
     )]
     Damaged { path: PathBuf, line: usize, problem: String },
+    /// Its lines cannot be reported as asked (a `--cluster-by` field a line lacks).
+    #[error(transparent)]
+    Gathering(#[from] InputError),
 }
 
 /// What the journal holds, by sample index.
@@ -132,19 +134,17 @@ impl Recorded {
             if line.sample >= total {
                 return Err(damaged(format!("sample {} of {total}", line.sample)));
             }
-            let field = |name: &str| line.result.get(name);
-            let task_id = field("task_id").and_then(Value::as_str).unwrap_or_default();
-            let status = field("status").and_then(Value::as_str).unwrap_or_default();
+            let verdict = &line.result.verdict;
             recorded.entries[line.sample] = Entry {
                 offset: recorded.end,
                 len: u32::try_from(read).map_err(|_| damaged(format!("a line of {read} bytes")))?,
-                task_id: recorded.names.id(task_id),
-                status: recorded.names.id(status),
-                passed: field("passed").and_then(Value::as_bool).unwrap_or(false),
-                retried: field("retried").and_then(Value::as_bool).unwrap_or(false),
-                in_process: field("verdicts").and_then(Value::as_str) == Some("in-process"),
-                base_passed: field("base_passed").and_then(Value::as_bool),
-                tests: field("tests").and_then(tests_passed),
+                task_id: recorded.names.id(line.result.task_id().unwrap_or_default()),
+                status: recorded.names.id(verdict.status.as_deref().unwrap_or_default()),
+                passed: verdict.passed.unwrap_or(false),
+                retried: verdict.retried.unwrap_or(false),
+                in_process: verdict.verdicts.as_deref() == Some("in-process"),
+                base_passed: verdict.base_passed,
+                tests: verdict.tests.map(|tests| TestsPassed::new(tests.passed, tests.run, tests.total)),
             };
             recorded.end += read as u64;
         }
@@ -270,7 +270,7 @@ impl Journal {
             if rerun.contains(&sample) {
                 continue;
             }
-            let result: Map<String, Value> =
+            let result: ResultLine =
                 serde_json::from_str(&text.map_err(read_error)?).map_err(|error| read_error(error.into()))?;
             serde_json::to_writer(&mut out, &Line { sample, result }).map_err(|error| write_error(error.into()))?;
             out.write_all(b"\n").map_err(write_error)?;
@@ -292,17 +292,14 @@ impl Journal {
 
     /// Records sample `index`'s verdict, on its own fields. The marks of how a verdict
     /// was reached are passk's to write: a samples file made from earlier results may
-    /// carry them, and a `"verdicts": "in-process"` there would pass for the fallback's.
-    pub fn record(&mut self, index: usize, mut fields: Map<String, Value>, verdict: &Verdict) -> std::io::Result<()> {
-        for mark in MARKS {
-            fields.remove(mark);
-        }
-        self.write(index, fields, verdict)
+    /// carry them, and a `"verdicts": "in-process"` there would pass for the fallback's
+    /// (`ResultLine::new` drops them).
+    pub fn record(&mut self, index: usize, fields: Map<String, Value>, verdict: &Verdict) -> std::io::Result<()> {
+        self.write(index, ResultLine::new(fields, verdict))
     }
 
-    fn write(&mut self, index: usize, mut fields: Map<String, Value>, verdict: &Verdict) -> std::io::Result<()> {
-        record_verdict(&mut fields, verdict);
-        self.writer.write(&Line { sample: index, result: fields })?;
+    fn write(&mut self, index: usize, result: ResultLine) -> std::io::Result<()> {
+        self.writer.write(&Line { sample: index, result })?;
         Ok(())
     }
 
@@ -312,26 +309,25 @@ impl Journal {
     }
 
     /// Records a new verdict for sample `index`, which the journal already holds, with
-    /// fields saying how it was reached (`"retried": true` after a retry).
+    /// the marks of how it was reached (`retried` after a retry) set by `mark`.
     pub fn amend(
         &mut self,
         recorded: &Recorded,
         index: usize,
         verdict: &Verdict,
-        marks: &[(&str, Value)],
+        mark: impl FnOnce(&mut VerdictFields),
     ) -> Result<(), JournalError> {
         let path = self.writer.path().to_owned();
         let mut line = self.line(recorded, index)?;
-        for (field, value) in marks {
-            line.result.insert((*field).into(), value.clone());
-        }
-        self.write(index, line.result, verdict).map_err(|source| JournalError::Write { path, source })
+        line.result.decided_again(verdict);
+        mark(&mut line.result.verdict);
+        self.write(index, line.result).map_err(|source| JournalError::Write { path, source })
     }
 
     /// The `detail` of sample `index`'s line.
     pub fn detail(&self, recorded: &Recorded, index: usize) -> Result<String, JournalError> {
         let line = self.line(recorded, index)?;
-        Ok(line.result.get("detail").and_then(Value::as_str).unwrap_or_default().to_owned())
+        Ok(line.result.verdict.detail.unwrap_or_default())
     }
 
     fn line(&self, recorded: &Recorded, index: usize) -> Result<Line, JournalError> {
@@ -341,8 +337,10 @@ impl Journal {
     }
 
     /// Writes the results file: every sample's line, in the samples' order, synced and
-    /// moved into place; then removes the journal.
-    pub fn finish(self, recorded: &Recorded) -> Result<(), JournalError> {
+    /// moved into place, each gathered into `gathered` on its way; then removes the
+    /// journal.
+    pub fn finish(self, recorded: &Recorded, gathered: &mut Gathered) -> Result<(), JournalError> {
+        let results = self.results.display().to_string();
         let journal = self.writer.path().to_owned();
         let mut sorted_name = journal.clone().into_os_string();
         sorted_name.push(".sorted");
@@ -350,8 +348,9 @@ impl Journal {
         let write_error = |source| JournalError::Write { path: sorted.clone(), source };
         let lines = File::open(&journal).map_err(|source| JournalError::Read { path: journal.clone(), source })?;
         let mut out = BufWriter::new(File::create(&sorted).map_err(write_error)?);
-        for entry in &recorded.entries {
+        for (number, entry) in (1..).zip(&recorded.entries) {
             let line = read_line(&lines, &journal, entry)?;
+            gathered.add(&results, number, &line.result)?;
             serde_json::to_writer(&mut out, &line.result).map_err(|error| write_error(error.into()))?;
             out.write_all(b"\n").map_err(write_error)?;
         }
@@ -419,7 +418,7 @@ mod tests {
         journal.record(1, fields("t/0"), &verdict(Status::Passed)).unwrap();
         let recorded = journal.read(3).unwrap();
         assert_eq!(recorded.decided(), 3);
-        journal.finish(&recorded).unwrap();
+        journal.finish(&recorded, &mut Gathered::default()).unwrap();
         let lines = results_lines(&results);
         let seen: Vec<(&str, bool)> =
             lines.iter().map(|line| (line["task_id"].as_str().unwrap(), line["passed"].as_bool().unwrap())).collect();
@@ -442,11 +441,11 @@ mod tests {
         assert!(!recorded.is_in_process(0), "a sample's own `verdicts` field is not the fallback's");
         assert_eq!(recorded.unretried_timeouts(), [0], "a sample's own `retried` field is not a retry");
 
-        journal.amend(&recorded, 0, &verdict(Status::Passed), &[("retried", json!(true))]).unwrap();
+        journal.amend(&recorded, 0, &verdict(Status::Passed), |marks| marks.retried = Some(true)).unwrap();
         let recorded = journal.read(1).unwrap();
         assert_eq!(recorded.status_of(0), Some("passed"));
         assert!(recorded.unretried_timeouts().is_empty());
-        journal.finish(&recorded).unwrap();
+        journal.finish(&recorded, &mut Gathered::default()).unwrap();
         let lines = results_lines(&results);
         assert_eq!(lines.len(), 1);
         assert_eq!((lines[0]["status"].as_str(), lines[0]["retried"].as_bool()), (Some("passed"), Some(true)));

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 
-use passk_runner::{CancellationToken, Job, Pool, PoolError, PoolOptions, Program, Verdict};
+use passk_runner::{Batch, CancellationToken, Job, Pool, PoolError, Program, Verdict};
 use tokio::sync::mpsc;
 
 use crate::dedup::Key;
@@ -84,16 +84,8 @@ impl TimedOut {
 /// Runs every timed-out program again on one worker: the new verdict of each sample,
 /// `infrastructure` for any the retry could not run, which the caller reports as such.
 /// Once `interrupt` is cancelled, only the verdicts decided by then.
-pub async fn retry(
-    mut options: PoolOptions,
-    timed_out: &TimedOut,
-    interrupt: &CancellationToken,
-) -> Vec<(usize, Verdict)> {
-    options.jobs = 1;
-    let (mut verdicts, fault) = match Pool::start(options).await {
-        Ok(pool) => run(pool, timed_out, interrupt).await,
-        Err(fault) => (HashMap::new(), Some(fault)),
-    };
+pub async fn retry(pool: &mut Pool, timed_out: &TimedOut, interrupt: &CancellationToken) -> Vec<(usize, Verdict)> {
+    let (mut verdicts, fault) = run(pool, timed_out, interrupt).await;
     // A program the retry could not run has no verdict now: its first one was a time-out
     // that this retry was to confirm or overturn. Marked so, it is run again on resume.
     if let Some(fault) = fault {
@@ -111,7 +103,7 @@ pub async fn retry(
 /// Runs the timed-out programs on `pool`: the verdicts it reached, and what stopped it
 /// early, if anything did.
 async fn run(
-    pool: Pool,
+    pool: &mut Pool,
     timed_out: &TimedOut,
     interrupt: &CancellationToken,
 ) -> (HashMap<Key, Verdict>, Option<PoolError>) {
@@ -122,7 +114,8 @@ async fn run(
         job_tx.send(job).await.expect("the queue holds every job");
     }
     drop(job_tx);
-    let fault = pool.run(job_rx, verdict_tx, interrupt.clone()).await.err();
+    let alone = Batch { slots: 1, ..pool.batch() };
+    let fault = pool.run(alone, job_rx, verdict_tx, interrupt.clone()).await.err();
     let mut verdicts = HashMap::new();
     while let Ok((key, verdict)) = verdict_rx.try_recv() {
         verdicts.insert(key, verdict);

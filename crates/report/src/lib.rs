@@ -12,6 +12,8 @@
 
 pub mod document;
 pub mod error;
+pub mod gather;
+pub mod rows;
 pub mod scores;
 pub mod summary;
 pub mod tally;

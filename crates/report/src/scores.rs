@@ -1,18 +1,12 @@
 //! The numbers a run reports: pass@k and pass^k for each k, each with its standard
 //! error, 95% interval, bootstrap interval if asked, and the split of its variance.
 
-use std::collections::HashMap;
-use std::path::Path;
-
 use passk_scorer::uncertainty::{self, VarianceSplit};
 use passk_scorer::{Counts, Metric, Summary};
 use serde_json::{json, Map, Value};
 
 use crate::error::ReportError;
 use crate::tally::Tally;
-use passk_formats::fields::string_field;
-use passk_formats::jsonl::JsonlReader;
-use passk_formats::InputError;
 
 /// How uncertainty is measured, as asked on the command line.
 #[derive(Debug, Clone, Default)]
@@ -56,62 +50,15 @@ pub struct Scores {
     pub method: Map<String, Value>,
 }
 
-/// Which group each problem belongs to.
-#[derive(Debug)]
-struct Groups {
-    field: String,
-    of_problem: Vec<usize>,
-    count: usize,
-}
-
-impl Groups {
-    /// Reads each problem's group from the field `field` of the results at `path`; every
-    /// line of a problem must give the same value.
-    fn read(path: &Path, field: &str, task_ids: &[String]) -> Result<Groups, InputError> {
-        let reader = JsonlReader::open(path)?;
-        let source = reader.source().to_owned();
-        let mut of_task: HashMap<String, (String, usize)> = HashMap::new();
-        let mut ids: HashMap<String, usize> = HashMap::new();
-        for record in reader {
-            let (line, object) = record?;
-            let task_id = string_field(&source, line, &object, "task_id")?;
-            let value = match object.get(field) {
-                Some(Value::String(text)) => text.clone(),
-                Some(value @ (Value::Number(_) | Value::Bool(_))) => value.to_string(),
-                _ => {
-                    return Err(InputError::Grouping {
-                        path: source,
-                        line,
-                        field: field.to_owned(),
-                        problem: "is missing or not a string or number".into(),
-                    })
-                }
-            };
-            match of_task.get(&task_id) {
-                Some((first, first_line)) if *first != value => {
-                    return Err(InputError::Grouping {
-                        path: source,
-                        line,
-                        field: field.to_owned(),
-                        problem: format!("is {value:?} for {task_id}, which was {first:?} on line {first_line}"),
-                    })
-                }
-                Some(_) => {}
-                None => {
-                    let next = ids.len();
-                    ids.entry(value.clone()).or_insert(next);
-                    of_task.insert(task_id, (value, line));
-                }
-            }
-        }
-        let of_problem = task_ids.iter().map(|task_id| ids[&of_task[task_id].0]).collect();
-        Ok(Groups { field: field.to_owned(), of_problem, count: ids.len() })
-    }
-}
-
-/// The group of each of `task_ids`, from the field `field` of the results at `path`.
-pub fn groups_of(path: &Path, field: &str, task_ids: &[String]) -> Result<Vec<usize>, InputError> {
-    Groups::read(path, field, task_ids).map(|groups| groups.of_problem)
+/// Which group each problem belongs to, by the field `--cluster-by` names (see
+/// `gather::Clusters`, which reads them).
+#[derive(Debug, Clone)]
+pub struct Groups {
+    pub field: String,
+    /// Each problem's group, in the order of the problems scored.
+    pub of_problem: Vec<usize>,
+    /// How many groups the results hold.
+    pub count: usize,
 }
 
 /// The scores of `tally`, or none where pass@k is withheld: a run with samples that
@@ -119,40 +66,35 @@ pub fn groups_of(path: &Path, field: &str, task_ids: &[String]) -> Result<Vec<us
 pub fn of_tally(
     tally: &Tally,
     complete: bool,
-    results: &Path,
+    groups: Option<&Groups>,
     ks: &[u64],
     options: &UncertaintyOptions,
 ) -> Result<Scores, ReportError> {
     if !complete || !tally.unjudgeable_problems().is_empty() {
         return Ok(Scores::default());
     }
-    let mut scores = score(tally.counts(), results, ks, options)?;
+    let mut scores = score(tally.counts(), groups, ks, options)?;
     if let Some(base) = tally.base_counts() {
-        let base_scores = score(&base, results, ks, options)?;
+        let base_scores = score(&base, groups, ks, options)?;
         let pass_at = base_scores.scored.into_iter().filter(|scored| scored.summary.metric() == Metric::PassAt);
         scores.scored.extend(pass_at.map(|scored| Scored { base: true, ..scored }));
     }
     Ok(scores)
 }
 
-/// Scores problems given as `(task_id, counts)`, with the uncertainty `options` ask for;
-/// `results` is read for the groups of `--cluster-by`.
+/// Scores problems given as `(task_id, counts)`, with the uncertainty `options` ask for:
+/// clustered by `groups` (the groups of `--cluster-by`, in the same order) where given.
 pub fn score(
     problems: &[(String, Counts)],
-    results: &Path,
+    groups: Option<&Groups>,
     ks: &[u64],
     options: &UncertaintyOptions,
 ) -> Result<Scores, ReportError> {
     let counts: Vec<Counts> = problems.iter().map(|(_, c)| *c).collect();
-    let task_ids: Vec<String> = problems.iter().map(|(task_id, _)| task_id.clone()).collect();
-    let groups = match &options.cluster_by {
-        Some(field) => Some(Groups::read(results, field, &task_ids)?),
-        None => None,
-    };
-    let mut scores = Scores { scored: Vec::new(), method: method(options, groups.as_ref(), counts.len()) };
+    let mut scores = Scores { scored: Vec::new(), method: method(options, groups, counts.len()) };
     for metric in [Metric::PassAt, Metric::PassHat] {
         for summary in passk_scorer::summarize(&counts, ks, metric)? {
-            scores.scored.push(with_uncertainty(summary, &counts, groups.as_ref(), options));
+            scores.scored.push(with_uncertainty(summary, &counts, groups, options));
         }
     }
     Ok(scores)

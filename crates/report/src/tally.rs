@@ -1,16 +1,10 @@
-//! Pass counts per problem and per status, read from a results file or added line by
-//! line as a run decides them.
+//! Pass counts per problem and per status, added line by line as a run decides them or
+//! as its results are read (`gather`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::Path;
 
+use passk_formats::results::VerdictFields;
 use passk_scorer::Counts;
-use serde_json::{Map, Value};
-
-use passk_formats::fields::string_field;
-use passk_formats::jsonl::JsonlReader;
-use passk_formats::sample::looks_like_a_problem;
-use passk_formats::InputError;
 
 const INFRASTRUCTURE: &str = "infrastructure";
 const UNJUDGEABLE: &str = "unjudgeable";
@@ -157,97 +151,28 @@ impl Tally {
         self.seen.len()
     }
 
-    /// The tally of a results file: `task_id`, `passed` and, if given, `status` per line.
-    pub fn read(results: &Path) -> Result<Tally, InputError> {
-        let reader = JsonlReader::open(results)?;
-        let source = reader.source().to_owned();
-        let mut tally = Tally::default();
-        for record in reader {
-            let (line, object) = record.map_err(|error| settings_record(error, &source))?;
-            // Before any field is read: a problem set's ids may be numbers (MBPP's).
-            if !object.contains_key("passed") {
-                let fields = object.keys().map(String::as_str).collect::<Vec<_>>().join(", ");
-                if object.contains_key("completion") || object.contains_key("solution") {
-                    return Err(InputError::SamplesAsResults { path: source, line, fields });
-                }
-                if looks_like_a_problem(&object) {
-                    return Err(InputError::ProblemsAsResults { path: source, line, fields });
-                }
-                // An interrupted run's journal: a line per verdict, the results line inside.
-                if object.contains_key("sample") && object.contains_key("result") {
-                    let results = source.strip_suffix(".partial").unwrap_or(&source).to_owned();
-                    return Err(InputError::InterruptedRun { path: source, results });
-                }
-            }
-            let task_id = string_field(&source, line, &object, "task_id")?;
-            let passed = optional_bool(&source, line, &object, "passed")?.ok_or_else(|| InputError::Missing {
-                path: source.clone(),
-                line,
-                field: "passed",
-            })?;
-            let status = match object.get("status") {
-                None => None,
-                Some(Value::String(status)) => Some(status.as_str()),
-                Some(_) => {
-                    return Err(InputError::WrongType { path: source, line, field: "status", expected: "a string" })
-                }
-            };
-            let base_passed = optional_bool(&source, line, &object, "base_passed")?;
-            let tests = match object.get("tests") {
-                None => None,
-                Some(tests) => Some(tests_passed(tests).ok_or_else(|| InputError::WrongType {
-                    path: source.clone(),
-                    line,
-                    field: "tests",
-                    expected: "an object of counts `passed`, `run` and `total`",
-                })?),
-            };
-            tally.add(&task_id, &Outcome { passed, status, base_passed, tests });
-        }
-        if tally.samples() == 0 {
-            return Err(InputError::Empty { path: source, what: "results" });
-        }
-        Ok(tally)
-    }
-
     /// Each problem's task id and counts, in the order problems first appear.
     pub fn counts(&self) -> &[(String, Counts)] {
         &self.problems
     }
 }
 
-/// A results line's field that is true or false, if it has one.
-fn optional_bool(
-    source: &str,
-    line: usize,
-    object: &Map<String, Value>,
-    field: &'static str,
-) -> Result<Option<bool>, InputError> {
-    match object.get(field) {
-        None => Ok(None),
-        Some(Value::Bool(value)) => Ok(Some(*value)),
-        Some(_) => Err(InputError::WrongType { path: source.to_owned(), line, field, expected: "true or false" }),
+impl TestsPassed {
+    /// Of tests `passed` of `total`, `run` of them run.
+    pub fn new(passed: u64, run: u64, total: u64) -> TestsPassed {
+        TestsPassed { passed, total, every_test_ran: run >= total }
     }
 }
 
-/// A results line's `tests`: `{"passed", "run", "total"}`.
-pub fn tests_passed(tests: &Value) -> Option<TestsPassed> {
-    let count = |name: &str| tests.get(name).and_then(Value::as_u64);
-    let (passed, run, total) = (count("passed")?, count("run")?, count("total")?);
-    Some(TestsPassed { passed, total, every_test_ran: run >= total })
-}
-
-/// A results file's record of its run's settings, given in its place, is one JSON object
-/// over several lines: name the results file it belongs to rather than ask for JSON Lines.
-fn settings_record(error: InputError, source: &str) -> InputError {
-    let InputError::NotJsonLines { .. } = error else { return error };
-    let path = source.to_owned();
-    if let Some(results) = source.strip_suffix(".partial.run.json") {
-        return InputError::InterruptedRun { path, results: results.to_owned() };
-    }
-    match source.strip_suffix(".run.json") {
-        Some(results) => InputError::SettingsRecord { path, results: results.to_owned() },
-        None => error,
+impl<'a> Outcome<'a> {
+    /// What a results line's verdict counts as.
+    pub fn of(verdict: &'a VerdictFields) -> Outcome<'a> {
+        Outcome {
+            passed: verdict.passed.unwrap_or(false),
+            status: verdict.status.as_deref(),
+            base_passed: verdict.base_passed,
+            tests: verdict.tests.map(|tests| TestsPassed::new(tests.passed, tests.run, tests.total)),
+        }
     }
 }
 

@@ -40,7 +40,7 @@ mod verdict;
 
 pub use interpreter::{Interpreter, InterpreterError};
 pub use limits::Limits;
-pub use pool::{DriverFacts, Job, Pool, PoolError, PoolOptions};
+pub use pool::{Batch, DriverFacts, Job, Pool, PoolError, PoolOptions};
 pub use process::protect_this_process;
 pub use program::{Candidate, ProblemCode, Program, Suite, Tests, VerdictMode};
 pub use sandbox::{Isolation, Level, SandboxMode};

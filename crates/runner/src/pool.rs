@@ -88,11 +88,24 @@ pub enum PoolError {
     Sandbox(#[from] SandboxError),
 }
 
-/// Warm drivers, one per worker slot, ready to run candidates.
+/// How one batch of jobs runs on a pool: on how many of its slots at once, and who
+/// decides the verdicts. Every phase of a run (expected outputs, calibration, the
+/// samples, retries, fallbacks) is a batch on the run's one pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Batch {
+    /// Slots the batch runs on, at most the pool's; one gives each job the machine to
+    /// itself (a time-out run again).
+    pub slots: usize,
+    pub verdicts: VerdictMode,
+}
+
+/// Warm drivers, one per worker slot, ready to run candidates, batch after batch.
 #[derive(Debug)]
 pub struct Pool {
     options: PoolOptions,
-    drivers: Vec<Driver>,
+    /// A slot's driver, or None where it stopped (a fault, or a cancelled batch); the
+    /// slot's next job starts it again.
+    drivers: Vec<Option<Driver>>,
     isolation: Isolation,
     facts: DriverFacts,
     context: Arc<SandboxContext>,
@@ -176,6 +189,7 @@ impl Pool {
             match start_drivers(&context, level, options.jobs).await {
                 Ok((drivers, facts)) => {
                     let isolation = Isolation { level, refused };
+                    let drivers = drivers.into_iter().map(Some).collect();
                     return Ok(Pool { options, drivers, isolation, facts, context, cgroups, workdir });
                 }
                 Err(error) => {
@@ -189,6 +203,7 @@ impl Pool {
         match start_drivers(&context, *weakest, options.jobs).await {
             Ok((drivers, facts)) => {
                 let isolation = Isolation { level: *weakest, refused };
+                let drivers = drivers.into_iter().map(Some).collect();
                 Ok(Pool { options, drivers, isolation, facts, context, cgroups, workdir })
             }
             Err(error) if options.sandbox == SandboxMode::Strict => match refusal(&error) {
@@ -233,47 +248,62 @@ impl Pool {
     }
 
     /// Stops every driver and removes what the pool made, running nothing.
+    /// Stops every driver, then removes the control groups and the directories the
+    /// pool made. (Dropped instead, the pool kills its drivers' process groups.)
     pub async fn stop(self) {
-        let (_, jobs) = mpsc::channel::<Job<()>>(1);
-        let (results, _) = mpsc::unbounded_channel();
-        let cancel = CancellationToken::new();
-        cancel.cancel();
-        // With nothing to run and nowhere to send, no worker can fail.
-        let _ = self.run(jobs, results, cancel).await;
+        let Pool { drivers, cgroups, workdir, .. } = self;
+        for driver in drivers.into_iter().flatten() {
+            driver.stop().await;
+        }
+        drop(cgroups);
+        drop(workdir);
     }
 
-    /// Runs every job from `jobs`, each on whichever slot frees up first, and sends each
-    /// verdict with its job's tag. Returns once `jobs` is closed and drained. Results
-    /// are never held up: there are never more of them than jobs taken.
+    /// What the pool was started with.
+    pub fn options(&self) -> &PoolOptions {
+        &self.options
+    }
+
+    /// A batch on every slot, with the pool's own verdict mode.
+    pub fn batch(&self) -> Batch {
+        Batch { slots: self.drivers.len(), verdicts: self.options.verdicts }
+    }
+
+    /// Runs every job from `jobs` as `batch` says, each on whichever of its slots frees
+    /// up first, and sends each verdict with its job's tag. Returns once `jobs` is closed
+    /// and drained, the drivers kept warm for the next batch. Results are never held up:
+    /// there are never more of them than jobs taken.
     ///
     /// Cancelling `cancel` stops every worker at once, and no job is started after it:
     /// candidates in flight are killed and get no verdict, but a verdict a driver had
     /// already sent is still sent on, so that nothing decided is lost. Every verdict is
     /// sent before this returns.
     pub async fn run<T: Send + 'static>(
-        self,
+        &mut self,
+        batch: Batch,
         jobs: mpsc::Receiver<Job<T>>,
         results: mpsc::UnboundedSender<(T, Verdict)>,
         cancel: CancellationToken,
     ) -> Result<(), PoolError> {
-        let Pool { options, drivers, workdir, cgroups, context, isolation, .. } = self;
         let jobs = Arc::new(Mutex::new(jobs));
+        let level = self.isolation.level;
         let limits = DriverLimits {
-            timeout: options.timeout,
-            sandbox: options.limits,
-            level: isolation.level,
-            output_cap: options.output_cap,
-            verdicts: options.verdicts,
+            timeout: self.options.timeout,
+            sandbox: self.options.limits,
+            level,
+            output_cap: self.options.output_cap,
+            verdicts: batch.verdicts,
         };
         let mut workers = JoinSet::new();
-        for (slot, driver) in drivers.into_iter().enumerate() {
-            let worker =
-                Worker { slot, driver: Some(driver), context: context.clone(), level: isolation.level, limits };
+        for slot in 0..batch.slots.clamp(1, self.drivers.len()) {
+            let driver = self.drivers[slot].take();
+            let worker = Worker { slot, driver, context: self.context.clone(), level, limits };
             workers.spawn(worker.serve(jobs.clone(), results.clone(), cancel.clone()));
         }
         let mut outcome = Ok(());
         while let Some(joined) = workers.join_next().await {
-            let finished = joined.expect("a worker does not panic");
+            let (worker, finished) = joined.expect("a worker does not panic");
+            self.drivers[worker.slot] = worker.driver;
             if outcome.is_ok() {
                 outcome = finished;
             }
@@ -282,8 +312,6 @@ impl Pool {
                 jobs.lock().await.close();
             }
         }
-        drop(cgroups);
-        drop(workdir);
         outcome
     }
 }
@@ -395,12 +423,14 @@ enum Outcome {
 }
 
 impl Worker {
+    /// Runs jobs until the queue is drained or the batch is cancelled; gives itself
+    /// back, with its driver still warm unless the batch was cancelled or it failed.
     async fn serve<T>(
         mut self,
         jobs: Arc<Mutex<mpsc::Receiver<Job<T>>>>,
         results: mpsc::UnboundedSender<(T, Verdict)>,
         cancel: CancellationToken,
-    ) -> Result<(), PoolError> {
+    ) -> (Worker, Result<(), PoolError>) {
         loop {
             let next = tokio::select! {
                 biased;
@@ -411,16 +441,19 @@ impl Worker {
             let Outcome::Decided(verdict, fault) = self.run(&job.program, job.timeout, &cancel).await else { break };
             if results.send((job.tag, *verdict)).is_err() {
                 self.stop().await;
-                return Err(PoolError::ResultsClosed);
+                return (self, Err(PoolError::ResultsClosed));
             }
             if let Some(error) = fault {
                 // The machine cannot run candidates any more; the samples after this
                 // one are left for a later run to resume.
-                return Err(error);
+                self.stop().await;
+                return (self, Err(error));
             }
         }
-        self.stop().await;
-        Ok(())
+        if cancel.is_cancelled() {
+            self.stop().await;
+        }
+        (self, Ok(()))
     }
 
     /// Runs one candidate. A driver that fails while running it is replaced and the

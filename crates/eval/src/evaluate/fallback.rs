@@ -20,10 +20,7 @@
 
 use std::collections::BTreeSet;
 
-use passk_runner::{
-    CancellationToken, Candidate, Job, Pool, PoolOptions, Program, Status, Tests, Verdict, VerdictMode,
-};
-use serde_json::json;
+use passk_runner::{Batch, CancellationToken, Candidate, Job, Pool, Program, Status, Tests, Verdict, VerdictMode};
 use tokio::sync::mpsc;
 
 use crate::canonical;
@@ -45,10 +42,10 @@ pub enum Fallback {
 
 /// Decides anew, as the module says, the samples of the problems in `unjudgeable` (task
 /// ids) and of the problems the journal already has judged in process, recording every
-/// verdict in `journal`. `options` are the run's pool options, in judge mode.
+/// verdict in `journal`, on the run's `pool`.
 #[allow(clippy::too_many_arguments)]
 pub async fn decide(
-    options: &PoolOptions,
+    pool: &mut Pool,
     prepared: &Prepared,
     journal: &mut Journal,
     recorded: &Recorded,
@@ -80,7 +77,8 @@ pub async fn decide(
             events,
             "running the canonical solutions of the problems with unjudgeable samples, to tell which fall back"
         );
-        let canonical = canonical::run_programs(options.clone(), canonical_programs, 1, None, interrupt).await?;
+        let batch = pool.batch();
+        let canonical = canonical::run_programs(pool, batch, canonical_programs, 1, None, interrupt).await?;
         let mut judgeable = BTreeSet::new();
         for (&position, verdicts) in positions.iter().zip(&canonical) {
             let task_id = problems.problems[position].task_id.clone();
@@ -93,7 +91,7 @@ pub async fn decide(
         for index in recorded.samples_of(&judgeable) {
             if recorded.status_of(index) == Some(Status::Unjudgeable.as_str()) {
                 let verdict = own_doing(&journal.detail(recorded, index)?);
-                journal.amend(recorded, index, &verdict, &[("verdicts", json!("judge"))])?;
+                journal.amend(recorded, index, &verdict, |marks| marks.verdicts = Some("judge".into()))?;
             }
         }
     }
@@ -111,22 +109,19 @@ pub async fn decide(
         passk_report::words::plural(falls_back.len(), "problem")
     );
     let programs = samples::programs(&prepared.samples, problems, prepared.total, &indices, extract)?;
-    let mut in_process = options.clone();
-    in_process.verdicts = VerdictMode::InProcess;
-    judge_in_process(in_process, programs, journal, recorded, interrupt).await?;
+    judge_in_process(pool, programs, journal, recorded, interrupt).await?;
     Ok(if interrupt.is_cancelled() { Fallback::Interrupted } else { Fallback::Done })
 }
 
 /// Runs `programs` (sample index, program) and records each verdict in the journal as
 /// it comes, so that an interrupt loses none that was decided.
 async fn judge_in_process(
-    options: PoolOptions,
+    pool: &mut Pool,
     programs: Vec<(usize, Program)>,
     journal: &mut Journal,
     recorded: &Recorded,
     interrupt: &CancellationToken,
 ) -> Result<(), EvalError> {
-    let pool = Pool::start(options).await?;
     let (job_tx, job_rx) = mpsc::channel(programs.len() + 1);
     let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
     for (index, program) in programs {
@@ -137,11 +132,12 @@ async fn judge_in_process(
     let record = async {
         while let Some((index, verdict)) = verdict_rx.recv().await {
             if written.is_ok() {
-                written = journal.amend(recorded, index, &verdict, &[("verdicts", json!("in-process"))]);
+                written = journal.amend(recorded, index, &verdict, |marks| marks.verdicts = Some("in-process".into()));
             }
         }
     };
-    let (ran, ()) = tokio::join!(pool.run(job_rx, verdict_tx, interrupt.clone()), record);
+    let in_process = Batch { verdicts: VerdictMode::InProcess, ..pool.batch() };
+    let (ran, ()) = tokio::join!(pool.run(in_process, job_rx, verdict_tx, interrupt.clone()), record);
     ran?;
     written?;
     Ok(())

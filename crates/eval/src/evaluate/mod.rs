@@ -45,6 +45,7 @@ use passk_formats::problems::SetOptions;
 use passk_formats::provenance;
 use passk_formats::InputError;
 use passk_report::document::{self, ReportPath};
+use passk_report::gather::Gathered;
 use passk_report::scores::{self, UncertaintyOptions};
 use passk_report::summary::{Coverage, Report, Subset};
 use passk_report::tally::Tally;
@@ -124,16 +125,16 @@ pub async fn evaluate(
         warning!(events, "{hint}");
     }
     let started = Started::new(&options, prepared, earlier, &interrupt, events).await?;
-    let Started { mut prepared, pool, pool_options, machine, calibrated, journal, resumed, recordings } = started;
+    let Started { mut prepared, pool, machine, calibrated, journal, resumed, recordings } = started;
     let mut ran =
         run::run(&options, &prepared, pool, journal, resumed.as_ref(), &calibrated, recordings, &interrupt, events)
             .await;
-    let problems = Arc::get_mut(&mut prepared.problems).expect("the run's tasks are over");
+    let problems = Arc::make_mut(&mut prepared.problems);
     for (index, code) in std::mem::take(&mut ran.attached) {
         problems.problems[index].code = code;
     }
     let counts = ran.counts;
-    let concluded = Concluded::new(&options, &prepared, ran, pool_options, &interrupt, events).await?;
+    let concluded = Concluded::new(&options, &prepared, ran, &interrupt, events).await?;
     let resumed_from = resumed.as_ref().map_or(0, Recorded::decided);
     let mut run = run_facts(counts, &started_at, clock, resumed_from, &machine);
     if options.calibrate.is_some() {
@@ -255,7 +256,6 @@ impl Earlier {
 struct Started {
     prepared: Prepared,
     pool: Pool,
-    pool_options: PoolOptions,
     machine: Machine,
     calibrated: Vec<Option<Duration>>,
     journal: Journal,
@@ -294,36 +294,33 @@ impl Started {
             verdicts: options.verdicts,
         };
         // The workers start, on a task of their own, while the problems' expected outputs
-        // are read or computed (and limits calibrated): reading them from the cache never
-        // waits, so on this task the workers would start only once it was done.
+        // are read from the cache, which would otherwise wait for them.
         let starting = tokio::spawn(Pool::start(pool_options.clone()));
         // Calibrating times every problem's canonical solution on its tests.
         let only = options.calibrate.is_none().then_some(&prepared.covered);
         let python = &pool_options.interpreter.version;
-        let problems = Arc::get_mut(&mut prepared.problems).expect("the problems are not shared yet");
+        let problems = Arc::make_mut(&mut prepared.problems);
         let mut recordings = Recordings::plan(problems, &options.set, &options.cache_dir, python, only, events);
-        let preparing = async {
-            match options.calibrate {
-                // Which runs the tests, so they must all be known first: computed now, the
-                // run has none left to compute.
-                Some(factor) => {
-                    let problems = Arc::get_mut(&mut prepared.problems).expect("nor are they now");
-                    recordings.compute(problems, pool_options.clone(), interrupt, events).await?;
+        let mut pool = starting.await.expect("starting the workers does not panic")?;
+        let calibrated = match options.calibrate {
+            // Which runs the tests, so they must all be known first: computed now, the run
+            // has none left to compute.
+            Some(factor) => {
+                let calibrating = async {
+                    let problems = Arc::make_mut(&mut prepared.problems);
+                    recordings.compute(problems, &mut pool, interrupt, events).await?;
                     let problems = &prepared.problems;
-                    canonical::calibrate(pool_options.clone(), problems, options.timeout, factor, interrupt, events)
-                        .await
+                    canonical::calibrate(&mut pool, problems, options.timeout, factor, interrupt, events).await
+                };
+                match calibrating.await {
+                    Ok(calibrated) => calibrated,
+                    Err(error) => {
+                        pool.stop().await;
+                        return Err(error);
+                    }
                 }
-                None => Ok(vec![None; prepared.problems.problems.len()]),
             }
-        };
-        let calibrated = preparing.await;
-        let pool = starting.await.expect("starting the workers does not panic")?;
-        let calibrated = match calibrated {
-            Ok(calibrated) => calibrated,
-            Err(error) => {
-                pool.stop().await;
-                return Err(error);
-            }
+            None => vec![None; prepared.problems.problems.len()],
         };
         if interrupt.is_cancelled() {
             pool.stop().await;
@@ -361,13 +358,15 @@ impl Started {
             isolation,
             settings,
         };
-        Ok(Started { prepared, pool, pool_options, machine, calibrated, journal, resumed, recordings })
+        Ok(Started { prepared, pool, machine, calibrated, journal, resumed, recordings })
     }
 }
 
 /// The run over: time-outs run again if asked, and the results written if complete.
 struct Concluded {
     tally: Tally,
+    /// The results' lines, gathered as they were written: empty for a run that stopped.
+    gathered: Gathered,
     stopped: Option<Stopped>,
     /// `(samples, changed)` of the time-outs run again (see `retry`).
     retried: Option<(usize, usize)>,
@@ -382,11 +381,10 @@ impl Concluded {
         options: &EvaluateOptions,
         prepared: &Prepared,
         ran: Ran,
-        pool_options: PoolOptions,
         interrupt: &CancellationToken,
         events: &EventSink,
     ) -> Result<Concluded, EvalError> {
-        let Ran { mut journal, timed_out, ending, .. } = ran;
+        let Ran { mut pool, mut journal, timed_out, ending, .. } = ran;
         let total = prepared.total;
         let partial = journal.file().to_owned();
         let mut recorded = journal.read(total)?;
@@ -426,7 +424,7 @@ impl Concluded {
         let mut timed_out = timed_out;
         if stopped.is_none() && !timed_out.is_empty() {
             let (problems, factor) = (&prepared.problems, options.set.time_limit_factor);
-            match canonical::floors(pool_options.clone(), problems, &timed_out.problems(), factor, interrupt).await {
+            match canonical::floors(&mut pool, problems, &timed_out.problems(), factor, interrupt).await {
                 Ok(measured) => {
                     let raised = timed_out.keep(&measured, options.timeout, options.retry_timeouts);
                     floors =
@@ -451,15 +449,15 @@ impl Concluded {
                     passk_report::words::first_few(&named, 5)
                 );
             }
-            let verdicts = retry::retry(pool_options.clone(), &timed_out, interrupt).await;
+            let verdicts = retry::retry(&mut pool, &timed_out, interrupt).await;
             let changed =
                 verdicts.iter().filter(|(_, verdict)| verdict.status != passk_runner::Status::Timeout).count();
             for (index, verdict) in &verdicts {
-                let mut marks = vec![("retried", json!(true))];
-                if let Some(floor) = timed_out.raised(*index) {
-                    marks.push(("retried_limit", json!(floor.as_secs_f64())));
-                }
-                journal.amend(&recorded, *index, verdict, &marks)?;
+                let floor = timed_out.raised(*index);
+                journal.amend(&recorded, *index, verdict, |marks| {
+                    marks.retried = Some(true);
+                    marks.retried_limit = floor.map(|floor| floor.as_secs_f64());
+                })?;
             }
             recorded = journal.read(total)?;
             tally = recorded.tally();
@@ -478,7 +476,7 @@ impl Concluded {
         let fell_back_before = !recorded.judged_in_process().is_empty();
         if stopped.is_none() && options.fallback && (fell_back_before || !unjudgeable.is_empty()) {
             let ended = fallback::decide(
-                &pool_options,
+                &mut pool,
                 prepared,
                 &mut journal,
                 &recorded,
@@ -497,6 +495,8 @@ impl Concluded {
                 stopped = Some(stop(tally.infrastructure_errors(), cause, recorded.decided()));
             }
         }
+        // Every phase that runs programs is over.
+        pool.stop().await;
         // The journal says which problems were judged in process, in whichever run.
         let judged_in_process = recorded.judged_in_process();
         let in_process: Vec<String> = prepared
@@ -506,12 +506,13 @@ impl Concluded {
             .filter(|problem| judged_in_process.contains(&problem.task_id))
             .map(|problem| problem.task_id.clone())
             .collect();
+        let mut gathered = Gathered::new(options.uncertainty.cluster_by.as_deref());
         if stopped.is_none() {
-            journal.finish(&recorded)?;
+            journal.finish(&recorded, &mut gathered)?;
             resume::clear(&options.results).map_err(|source| write_error(&options.results, source))?;
             drop_set_aside(&options.results)?;
         }
-        Ok(Concluded { tally, stopped, retried, floors, in_process })
+        Ok(Concluded { tally, gathered, stopped, retried, floors, in_process })
     }
 
     /// Prints the table, writes the summary, and records a complete run for the next.
@@ -526,10 +527,11 @@ impl Concluded {
         clock: Instant,
         events: &EventSink,
     ) -> Result<(), EvalError> {
-        let Concluded { tally, stopped, retried, floors, in_process } = self;
+        let Concluded { tally, gathered, stopped, retried, floors, in_process } = self;
         let complete = stopped.is_none();
         let unjudgeable = tally.unjudgeable_problems();
-        let scores = scores::of_tally(&tally, complete, &options.results, &options.ks, &options.uncertainty)?;
+        let groups = gathered.groups(&task_ids(&tally));
+        let scores = scores::of_tally(&tally, complete, groups.as_ref(), &options.ks, &options.uncertainty)?;
         if let Some((samples, changed)) = retried {
             run.insert("retried_timeouts".into(), json!({ "samples": samples, "changed": changed }));
         }
@@ -562,7 +564,7 @@ impl Concluded {
         });
         let covers = Some(Coverage { samples: prepared.total, problems: prepared.covered.len() });
         let report = Report { subset, tally: &tally, scores: &scores, complete, settings, run, footer, covers };
-        publish(&report, options, prepared.report.as_ref(), events)?;
+        publish(&report, &gathered, options, prepared.report.as_ref(), events)?;
         if let Some(hint) = prepared.chat_hint() {
             warning!(events, "{hint}");
         }
@@ -590,6 +592,7 @@ impl Concluded {
 /// where they are asked for.
 fn publish(
     report: &Report<'_>,
+    gathered: &Gathered,
     options: &EvaluateOptions,
     document: Option<&ReportPath>,
     events: &EventSink,
@@ -599,13 +602,24 @@ fn publish(
         report.write_json(path).map_err(|source| write_error(path, source))?;
     }
     if let Some(target) = document {
-        let written =
-            document::write_if_complete(target, "passk evaluate", report, &options.results, &options.uncertainty)?;
+        let written = document::write_if_complete(
+            target,
+            "passk evaluate",
+            report,
+            &options.results,
+            gathered,
+            &options.uncertainty,
+        )?;
         if written == document::Written::NothingToReport {
             warning!(events, "no report written to {}: there is no pass@k to report", target.path.display());
         }
     }
     Ok(())
+}
+
+/// The task ids the tally counts, in its order.
+fn task_ids(tally: &Tally) -> Vec<String> {
+    tally.counts().iter().map(|(task_id, _)| task_id.clone()).collect()
 }
 
 /// What happened during the run, as opposed to what was asked for.

@@ -18,13 +18,13 @@ use serde_json::{json, Map, Value};
 use crate::error::{EvalError, UnjudgeableBecause};
 use crate::expected::NO_EXPECTED_OUTPUTS;
 use crate::resume;
-use passk_formats::jsonl::JsonlReader;
+use passk_formats::results::ResultsFile;
 use passk_formats::write::write_atomically;
 use passk_formats::InputError;
 use passk_report::document::ReportPath;
+use passk_report::gather::Gathered;
 use passk_report::scores;
 use passk_report::summary::{Report, Subset};
-use passk_report::tally::Tally;
 
 use super::EvaluateOptions;
 use crate::events::{info, EventSink};
@@ -119,14 +119,16 @@ impl CompleteRun {
              again",
             results.display()
         );
-        let tally = Tally::read(results)?;
+        let gathered = Gathered::read(results, options.uncertainty.cluster_by.as_deref())?;
+        let tally = &gathered.tally;
         let unjudgeable = tally.unjudgeable_problems();
-        let scores = scores::of_tally(&tally, true, results, ks, &options.uncertainty)?;
+        let groups = gathered.groups(&super::task_ids(tally));
+        let scores = scores::of_tally(tally, true, groups.as_ref(), ks, &options.uncertainty)?;
         self.settings.insert("k".into(), json!(ks));
         self.run.insert("from_earlier_run".into(), json!(true));
         let report = Report {
             subset: self.subset,
-            tally: &tally,
+            tally,
             scores: &scores,
             complete: true,
             settings: self.settings,
@@ -134,7 +136,7 @@ impl CompleteRun {
             footer: self.footer,
             covers: None,
         };
-        super::publish(&report, options, document, events)?;
+        super::publish(&report, &gathered, options, document, events)?;
         if unjudgeable.is_empty() {
             Ok(())
         } else {
@@ -158,14 +160,16 @@ impl Unjudged {
     fn read(results: &Path) -> Result<Unjudged, InputError> {
         let mut unjudged = Unjudged { samples: BTreeSet::new(), task_ids: Vec::new(), total: 0 };
         let mut named = BTreeSet::new();
-        for (sample, record) in JsonlReader::open(results)?.enumerate() {
-            let (_, line) = record?;
+        for (sample, read) in ResultsFile::open(results)?.enumerate() {
+            let (_, line) = read?;
             unjudged.total += 1;
-            let field = |name: &str| line.get(name).and_then(Value::as_str).unwrap_or_default();
-            if field("status") == "unjudgeable" && field("detail").starts_with(NO_EXPECTED_OUTPUTS) {
+            let verdict = &line.verdict;
+            let detail = verdict.detail.as_deref().unwrap_or_default();
+            if verdict.status.as_deref() == Some("unjudgeable") && detail.starts_with(NO_EXPECTED_OUTPUTS) {
                 unjudged.samples.insert(sample);
-                if named.insert(field("task_id").to_owned()) {
-                    unjudged.task_ids.push(field("task_id").to_owned());
+                let task_id = line.task_id().unwrap_or_default();
+                if named.insert(task_id.to_owned()) {
+                    unjudged.task_ids.push(task_id.to_owned());
                 }
             }
         }

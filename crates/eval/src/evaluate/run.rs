@@ -64,6 +64,8 @@ pub struct Ending {
 /// The run loop's outcome.
 #[derive(Debug)]
 pub struct Ran {
+    /// The run's pool, for the phases after this one.
+    pub pool: Pool,
     pub journal: Journal,
     pub timed_out: TimedOut,
     pub counts: Counts,
@@ -163,7 +165,14 @@ pub async fn run(
     let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
     let (pending_tx, mut pending_rx) = mpsc::channel(options.jobs * 4);
     let cancel = CancellationToken::new();
-    let running = tokio::spawn(pool.run(job_rx, verdict_tx, cancel.clone()));
+    let running = {
+        let (mut pool, cancel) = (pool, cancel.clone());
+        tokio::spawn(async move {
+            let batch = pool.batch();
+            let ran = pool.run(batch, job_rx, verdict_tx, cancel).await;
+            (pool, ran)
+        })
+    };
     let feeding = {
         let (problems, samples): (Arc<ProblemSet>, Arc<SamplesFile>) =
             (prepared.problems.clone(), prepared.samples.clone());
@@ -262,11 +271,13 @@ pub async fn run(
         }
     }
     let attached = recording.finish().await;
-    let pool_fault = running.await.expect("the pool does not panic").err();
+    let (pool, ran) = running.await.expect("the pool does not panic");
+    let pool_fault = ran.err();
     drop(pending_rx);
     let fed = feeding.await.expect("feeding samples does not panic");
     state.progress.finish();
     Ran {
+        pool,
         journal: state.journal,
         timed_out: state.timed_out,
         counts: state.counts,

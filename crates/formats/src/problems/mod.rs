@@ -83,7 +83,7 @@ pub struct Problem {
 const BUNDLED: [(&str, &str); 1] = [("basic", include_str!("../../../../problems/basic.jsonl"))];
 
 /// A problem set, in file order, with its problems findable by task id.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ProblemSet {
     /// The file's path, or the bundled set's name.
     pub name: String,

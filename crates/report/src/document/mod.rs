@@ -7,7 +7,6 @@
 //! templates in this directory, filled by minijinja.
 
 mod chart;
-mod problems;
 
 use std::path::{Path, PathBuf};
 
@@ -15,11 +14,12 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use crate::error::ReportError;
+use crate::gather::Gathered;
 use crate::scores::{self, UncertaintyOptions};
 use crate::summary::Report;
 use passk_formats::InputError;
 
-pub use self::problems::ProblemRow;
+use crate::rows::ProblemRow;
 
 /// The kinds of report, by the file's extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,21 +95,25 @@ pub enum Written {
 }
 
 /// Writes the report of a run with pass@k to report.
+/// `gathered` are the results' lines (named `results` in the document), gathered as
+/// they were written or read.
 pub fn write_if_complete(
     target: &ReportPath,
     title: &str,
     report: &Report<'_>,
     results: &Path,
+    gathered: &Gathered,
     uncertainty: &UncertaintyOptions,
 ) -> Result<Written, ReportError> {
     if report.scores.scored.is_empty() {
         return Ok(Written::NothingToReport);
     }
-    let rows = problems::read(results)?;
+    let rows = gathered.rows();
     let counts = report.tally.counts();
     let max_k = counts.iter().map(|(_, c)| c.n).min().unwrap_or(1);
     let ks = chart::ks_to_draw(max_k);
-    let curve = scores::score(counts, results, &ks, uncertainty)?;
+    let groups = gathered.groups(&counts.iter().map(|(task_id, _)| task_id.clone()).collect::<Vec<_>>());
+    let curve = scores::score(counts, groups.as_ref(), &ks, uncertainty)?;
     let points = chart::points(&curve);
     let samples = report.tally.samples();
     let scores = report
@@ -220,11 +224,7 @@ pub fn write_comparison(target: &ReportPath, mut comparison: Comparison) -> Resu
 }
 
 /// pass@k of one side at the k worth drawing, with 95% intervals.
-pub fn pass_at_curve(
-    counts: &[(String, passk_scorer::Counts)],
-    results: &Path,
-    max_k: u64,
-) -> Result<chart::Curve, ReportError> {
-    let scores = scores::score(counts, results, &chart::ks_to_draw(max_k), &UncertaintyOptions::default())?;
+pub fn pass_at_curve(counts: &[(String, passk_scorer::Counts)], max_k: u64) -> Result<chart::Curve, ReportError> {
+    let scores = scores::score(counts, None, &chart::ks_to_draw(max_k), &UncertaintyOptions::default())?;
     Ok(chart::points(&scores).iter().map(|p| (p.k, p.pass_at)).collect())
 }
