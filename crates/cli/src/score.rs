@@ -5,9 +5,19 @@ use std::path::PathBuf;
 use crate::error::CommandError;
 use passk_formats::InputError;
 use passk_report::document::{self, ReportPath};
+use passk_formats::run::to_map;
 use passk_report::gather::Gathered;
+use serde::Serialize;
 use passk_report::scores::{self, UncertaintyOptions};
 use passk_report::summary::Report;
+
+/// What a summary of `score` records of its settings.
+#[derive(Debug, Serialize)]
+struct ScoreSettings<'a> {
+    passk_version: &'static str,
+    results: String,
+    k: &'a [u64],
+}
 
 #[derive(Debug)]
 pub struct ScoreOptions {
@@ -31,10 +41,11 @@ pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
     let task_ids: Vec<String> = tally.counts().iter().map(|(task_id, _)| task_id.clone()).collect();
     let groups = gathered.groups(&task_ids);
     let scores = scores::of_tally(tally, complete, groups.as_ref(), &options.ks, &options.uncertainty)?;
-    let mut settings = serde_json::Map::new();
-    settings.insert("passk_version".into(), env!("CARGO_PKG_VERSION").into());
-    settings.insert("results".into(), options.results.display().to_string().into());
-    settings.insert("k".into(), options.ks.clone().into());
+    let settings = to_map(&ScoreSettings {
+        passk_version: env!("CARGO_PKG_VERSION"),
+        results: options.results.display().to_string(),
+        k: &options.ks,
+    });
     let report = Report {
         tally,
         scores: &scores,

@@ -83,14 +83,16 @@ impl Store {
         std::fs::create_dir_all(&self.folder).map_err(write_error)?;
         let entry = json!({"task_id": task_id, "phases": phases});
         let text = serde_json::to_vec(&entry).map_err(|error| write_error(error.into()))?;
-        let partial = path.with_extension("json.partial");
-        std::fs::write(&partial, text).map_err(write_error)?;
-        std::fs::rename(&partial, &path).map_err(write_error)
+        // Not synced, unlike the files `write_atomically` writes: a cache file lost to a
+        // crash is only computed again.
+        let writing = passk_formats::write::sibling(&path, ".writing");
+        std::fs::write(&writing, text).map_err(write_error)?;
+        std::fs::rename(&writing, &path).map_err(write_error)
     }
 }
 
 /// Gives every EvalPlus problem of `problems` its judging tests, from the cache or by
-/// running the canonical solutions now, on a pool of their own. A problem whose
+/// running the canonical solutions now, on `pool`. A problem whose
 /// canonical solution fails is judged `unjudgeable`, with a warning, and tried again on
 /// the next run.
 pub async fn attach(

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use passk_formats::results::{ResultLine, VerdictFields};
-use passk_formats::write::{partial_path, LineWriter};
+use passk_formats::write::{sibling, LineWriter};
 use passk_formats::InputError;
 use passk_report::gather::Gathered;
 use passk_report::tally::{Outcome, Tally, TestsPassed};
@@ -235,7 +235,7 @@ pub struct Journal {
 impl Journal {
     /// Where the journal of a run writing `results` lives.
     pub fn path(results: &Path) -> PathBuf {
-        partial_path(results)
+        sibling(results, ".partial")
     }
 
     /// Starts a new journal.
@@ -259,9 +259,7 @@ impl Journal {
     /// line it had, in one file or the other.
     pub fn reopen(results: &Path, rerun: &std::collections::BTreeSet<usize>) -> Result<(), JournalError> {
         let journal = Journal::path(results);
-        let mut name = journal.clone().into_os_string();
-        name.push(".reopened");
-        let reopened = PathBuf::from(name);
+        let reopened = sibling(&journal, ".reopened");
         let read_error = |source| JournalError::Read { path: results.to_owned(), source };
         let write_error = |source| JournalError::Write { path: reopened.clone(), source };
         let lines = BufReader::new(File::open(results).map_err(read_error)?);
@@ -342,9 +340,7 @@ impl Journal {
     pub fn finish(self, recorded: &Recorded, gathered: &mut Gathered) -> Result<(), JournalError> {
         let results = self.results.display().to_string();
         let journal = self.writer.path().to_owned();
-        let mut sorted_name = journal.clone().into_os_string();
-        sorted_name.push(".sorted");
-        let sorted = PathBuf::from(sorted_name);
+        let sorted = sibling(&journal, ".sorted");
         let write_error = |source| JournalError::Write { path: sorted.clone(), source };
         let lines = File::open(&journal).map_err(|source| JournalError::Read { path: journal.clone(), source })?;
         let mut out = BufWriter::new(File::create(&sorted).map_err(write_error)?);

@@ -23,6 +23,6 @@ pub mod expected;
 pub mod journal;
 pub mod lock;
 pub mod resume;
-pub mod retry;
+pub mod timeouts;
 
 pub use error::{EvalError, EvalErrorKind, UnjudgeableBecause};

@@ -38,9 +38,7 @@ pub struct ResultsLock {
 
 impl ResultsLock {
     pub fn acquire(results: &Path) -> Result<ResultsLock, LockError> {
-        let mut name = results.as_os_str().to_owned();
-        name.push(".lock");
-        let path = PathBuf::from(name);
+        let path = passk_formats::write::sibling(results, ".lock");
         let io = |source| LockError::Io { results: results.display().to_string(), path: path.clone(), source };
         loop {
             let file =

@@ -10,12 +10,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use passk_formats::write::{partial_path, write_atomically};
+use passk_formats::write::{sibling, write_atomically};
+
+use passk_formats::run::VerdictSettings;
+
+use crate::journal::Journal;
 
 pub fn settings_path(results: &Path) -> PathBuf {
-    let mut name = partial_path(results).into_os_string();
-    name.push(".run.json");
-    PathBuf::from(name)
+    sibling(&Journal::path(results), ".run.json")
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -32,7 +34,7 @@ pub enum ResumeError {
 
 /// The settings an interrupted run recorded, if it left results to resume.
 pub fn interrupted_settings(results: &Path) -> Result<Option<Map<String, Value>>, ResumeError> {
-    let partial = partial_path(results);
+    let partial = Journal::path(results);
     if !partial.exists() {
         return Ok(None);
     }
@@ -79,6 +81,18 @@ impl Differences {
     pub fn describe(&self) -> String {
         self.files.iter().chain(&self.settings).cloned().collect::<Vec<_>>().join("; ")
     }
+}
+
+/// The settings in which an earlier run's `recorded` settings differ from `current`. The
+/// sandbox level is compared only once `current` has one: it is known once the workers
+/// are up, and a run is refused before they start where anything else differs.
+pub fn differences_from(recorded: &Map<String, Value>, current: &VerdictSettings) -> Differences {
+    let current = passk_formats::run::to_map(current);
+    let mut recorded = recorded.clone();
+    if !current.contains_key("sandbox") {
+        recorded.remove("sandbox");
+    }
+    differences(&recorded, &current)
 }
 
 /// The settings in which `recorded` and `current` differ: a changed file named in words,
@@ -136,7 +150,7 @@ fn changed(file: &str, was: Option<&Value>, now: Option<&Value>) -> String {
     format!("{file} changed since the run began (SHA-256 {} then, {} now)", digest(was), digest(now))
 }
 
-pub fn record(results: &Path, settings: &Map<String, Value>) -> Result<(), ResumeError> {
+pub fn record(results: &Path, settings: &impl serde::Serialize) -> Result<(), ResumeError> {
     let path = settings_path(results);
     let mut text = serde_json::to_vec_pretty(settings).expect("settings serialize");
     text.push(b'\n');
@@ -145,7 +159,7 @@ pub fn record(results: &Path, settings: &Map<String, Value>) -> Result<(), Resum
 
 /// Removes what an interrupted run left, to start over or once a run is complete.
 pub fn clear(results: &Path) -> std::io::Result<()> {
-    for path in [partial_path(results), settings_path(results)] {
+    for path in [Journal::path(results), settings_path(results)] {
         match std::fs::remove_file(&path) {
             Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(error),
             _ => {}
@@ -209,7 +223,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let results = dir.path().join("results.jsonl");
         assert!(interrupted_settings(&results).unwrap().is_none(), "no journal, nothing to resume");
-        std::fs::write(partial_path(&results), "").unwrap();
+        std::fs::write(Journal::path(&results), "").unwrap();
         assert!(matches!(interrupted_settings(&results), Err(ResumeError::NoSettings { .. })));
         let run = settings(json!({"jobs": 2}));
         record(&results, &run).unwrap();

@@ -17,6 +17,7 @@ pub mod jsonl;
 pub mod problems;
 pub mod provenance;
 pub mod results;
+pub mod run;
 pub mod sample;
 pub mod write;
 

@@ -57,7 +57,7 @@ pub struct VerdictFields {
     /// fallback) or `"judge"` (a sample whose own answers made its tests unjudgeable).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdicts: Option<String>,
-    /// Run again after a time-out, alone (`retry`), with the limit it ran under where
+    /// Run again after a time-out, alone (`timeouts`), with the limit it ran under where
     /// that was its problem's floor.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retried: Option<bool>,

@@ -1,14 +1,21 @@
 //! Files passk writes. Nothing is left at a final path until it is complete: a file is
-//! written under a `.partial` name beside it and moved into place once synced.
+//! written under a `.writing` name beside it and moved into place once synced.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-pub fn partial_path(path: &Path) -> PathBuf {
+/// The file beside `path` whose name is `path`'s with `suffix` added:
+/// `sibling("r.jsonl", ".lock")` is `r.jsonl.lock`.
+pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
-    name.push(".partial");
+    name.push(suffix);
     PathBuf::from(name)
+}
+
+/// Where a file is written before it is moved into place.
+fn writing_path(path: &Path) -> PathBuf {
+    sibling(path, ".writing")
 }
 
 /// Refuses a path that is there and not a regular file (`/dev/null`, a pipe): what passk
@@ -30,7 +37,7 @@ pub fn check_writable(path: &Path) -> std::io::Result<()> {
         return Err(std::io::Error::other("is a directory"));
     }
     refuse_special(path)?;
-    let partial = partial_path(path);
+    let partial = writing_path(path);
     let existed = partial.exists();
     OpenOptions::new().write(true).create(true).truncate(false).open(&partial)?;
     if !existed {
@@ -41,7 +48,7 @@ pub fn check_writable(path: &Path) -> std::io::Result<()> {
 
 pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     refuse_special(path)?;
-    let partial = partial_path(path);
+    let partial = writing_path(path);
     let mut file = File::create(&partial)?;
     file.write_all(contents)?;
     file.sync_all()?;

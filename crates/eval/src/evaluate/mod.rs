@@ -7,14 +7,14 @@
 //! workers that compute the expected outputs not cached (`recording`); `Concluded` runs time-outs again if asked, writes the
 //! results in the samples' order, and reports. The same command after a complete run
 //! runs nothing and reports the same numbers, but for samples left unjudgeable for want
-//! of expected outputs, which it runs again (`rerun`).
+//! of expected outputs, which it runs again (`complete_run`).
 
+mod complete_run;
 mod describe;
 mod fallback;
 mod longest_first;
 mod prepare;
 mod recording;
-mod rerun;
 mod run;
 mod samples;
 
@@ -30,8 +30,8 @@ use passk_runner::cgroup::Accounting;
 use passk_runner::{CancellationToken, DriverFacts, Isolation, Limits, Pool, PoolOptions, SandboxMode, VerdictMode};
 use serde_json::{json, Map, Value};
 
+use self::complete_run::CompleteRun;
 use self::prepare::Prepared;
-use self::rerun::CompleteRun;
 use self::run::{Counts, Ran};
 use crate::canonical;
 use crate::error::Stopped;
@@ -40,9 +40,10 @@ use crate::events::{info, warning, Event, EventSink};
 use crate::expected::Recordings;
 use crate::journal::{Journal, Recorded};
 use crate::resume;
-use crate::retry;
+use crate::timeouts;
 use passk_formats::problems::SetOptions;
 use passk_formats::provenance;
+use passk_formats::run::{to_map, RetriedTimeouts, RunFacts, SummarySettings, VerdictSettings};
 use passk_formats::InputError;
 use passk_report::document::{self, ReportPath};
 use passk_report::gather::Gathered;
@@ -143,7 +144,7 @@ pub async fn evaluate(
             .zip(&prepared.problems.problems)
             .filter_map(|(limit, problem)| limit.map(|limit| (problem.task_id.clone(), json!(limit.as_secs_f64()))))
             .collect();
-        run.insert("calibrated_timeouts".into(), Value::Object(limits));
+        run.calibrated_timeouts = Some(limits);
     }
     let footer = describe::footer(
         &options,
@@ -160,9 +161,7 @@ pub async fn evaluate(
 /// Where `--restart` moves the results it replaces, with their run's record: out of the
 /// way of anything that reads `<results>`, until the restart completes.
 pub fn set_aside_path(results: &std::path::Path) -> PathBuf {
-    let mut name = results.as_os_str().to_owned();
-    name.push(".before-restart");
-    PathBuf::from(name)
+    passk_formats::write::sibling(results, ".before-restart")
 }
 
 /// Moves an earlier run's complete results aside as a restart begins, so that a restart
@@ -174,9 +173,9 @@ fn set_aside(results: &std::path::Path, events: &EventSink) -> Result<(), EvalEr
     }
     let aside = set_aside_path(results);
     std::fs::rename(results, &aside).map_err(|source| write_error(&aside, source))?;
-    let record = rerun::record_path(results);
+    let record = complete_run::record_path(results);
     if record.exists() {
-        let aside_record = rerun::record_path(&aside);
+        let aside_record = complete_run::record_path(&aside);
         std::fs::rename(&record, &aside_record).map_err(|source| write_error(&aside_record, source))?;
     }
     info!(events, "restarting: the earlier results are moved to {} until this run completes", aside.display());
@@ -186,7 +185,7 @@ fn set_aside(results: &std::path::Path, events: &EventSink) -> Result<(), EvalEr
 /// Removes what `set_aside` moved, once the restart's own results are in place.
 fn drop_set_aside(results: &std::path::Path) -> Result<(), EvalError> {
     let aside = set_aside_path(results);
-    for path in [rerun::record_path(&aside), aside] {
+    for path in [complete_run::record_path(&aside), aside] {
         match std::fs::remove_file(&path) {
             Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(write_error(&path, error)),
             _ => {}
@@ -203,9 +202,9 @@ fn write_error(path: &std::path::Path, source: std::io::Error) -> EvalError {
 fn refuse_if_different(
     options: &EvaluateOptions,
     recorded: &Map<String, Value>,
-    current: &Map<String, Value>,
+    current: &VerdictSettings,
 ) -> Result<(), EvalError> {
-    let differences = resume::differences(recorded, current);
+    let differences = resume::differences_from(recorded, current);
     let path = Journal::path(&options.results).display().to_string();
     if !differences.files.is_empty() {
         let also = if differences.settings.is_empty() {
@@ -231,7 +230,7 @@ struct Machine {
     /// The Python packages candidates can import and read.
     packages: String,
     /// The settings that decide the verdicts, the sandbox level reached among them.
-    settings: Map<String, Value>,
+    settings: VerdictSettings,
 }
 
 /// The journal an earlier run of the same command left to go on with, and the settings
@@ -275,10 +274,7 @@ impl Started {
     ) -> Result<Started, EvalError> {
         let resumed = match &earlier {
             Some(earlier) => {
-                // The sandbox level is compared once the workers are up.
-                let mut recorded = earlier.settings().clone();
-                recorded.remove("sandbox");
-                refuse_if_different(options, &recorded, &prepared.settings)?;
+                refuse_if_different(options, earlier.settings(), &prepared.settings)?;
                 Journal::recorded(&options.results, prepared.total)?
             }
             None => None,
@@ -328,8 +324,7 @@ impl Started {
         }
         let isolation = pool.isolation().clone();
         tracing::info!(jobs = options.jobs, sandbox = %isolation.level, facts = ?pool.facts(), "workers ready");
-        let mut settings = prepared.settings.clone();
-        settings.insert("sandbox".into(), json!(isolation.level));
+        let settings = VerdictSettings { sandbox: Some(isolation.level), ..prepared.settings.clone() };
         let journal = match (&resumed, &earlier) {
             (Some(recorded), Some(earlier)) => {
                 refuse_if_different(options, earlier.settings(), &settings)?;
@@ -368,7 +363,7 @@ struct Concluded {
     /// The results' lines, gathered as they were written: empty for a run that stopped.
     gathered: Gathered,
     stopped: Option<Stopped>,
-    /// `(samples, changed)` of the time-outs run again (see `retry`).
+    /// `(samples, changed)` of the time-outs run again (see `timeouts`).
     retried: Option<(usize, usize)>,
     /// The floors that raised the limit of a time-out run again, by task id.
     floors: BTreeMap<String, Duration>,
@@ -449,7 +444,7 @@ impl Concluded {
                     passk_report::words::first_few(&named, 5)
                 );
             }
-            let verdicts = retry::retry(&mut pool, &timed_out, interrupt).await;
+            let verdicts = timeouts::run_again(&mut pool, &timed_out, interrupt).await;
             let changed =
                 verdicts.iter().filter(|(_, verdict)| verdict.status != passk_runner::Status::Timeout).count();
             for (index, verdict) in &verdicts {
@@ -521,8 +516,8 @@ impl Concluded {
         self,
         options: &EvaluateOptions,
         prepared: &Prepared,
-        verdict_settings: Map<String, Value>,
-        mut run: Map<String, Value>,
+        verdict_settings: VerdictSettings,
+        mut run: RunFacts,
         footer: Vec<(String, String)>,
         clock: Instant,
         events: &EventSink,
@@ -532,13 +527,10 @@ impl Concluded {
         let unjudgeable = tally.unjudgeable_problems();
         let groups = gathered.groups(&task_ids(&tally));
         let scores = scores::of_tally(&tally, complete, groups.as_ref(), &options.ks, &options.uncertainty)?;
-        if let Some((samples, changed)) = retried {
-            run.insert("retried_timeouts".into(), json!({ "samples": samples, "changed": changed }));
-        }
+        run.retried_timeouts = retried.map(|(samples, changed)| RetriedTimeouts { samples, changed });
         if !floors.is_empty() {
-            let floors: Map<String, Value> =
-                floors.into_iter().map(|(task_id, floor)| (task_id, json!(floor.as_secs_f64()))).collect();
-            run.insert("timeout_floors".into(), Value::Object(floors));
+            let floors = floors.into_iter().map(|(task_id, floor)| (task_id, json!(floor.as_secs_f64())));
+            run.timeout_floors = Some(floors.collect());
         }
         let mut footer = footer;
         if !in_process.is_empty() {
@@ -551,12 +543,15 @@ impl Concluded {
                 ),
             ));
         }
-        run.insert("judged_in_process".into(), json!(in_process));
-        let mut settings = verdict_settings.clone();
-        settings.insert("results".into(), json!(options.results.display().to_string()));
-        settings.insert("k".into(), json!(options.ks));
-        settings.insert("jobs".into(), json!(options.jobs));
-        settings.insert("dedup".into(), json!(options.dedup));
+        run.judged_in_process = in_process;
+        let settings = to_map(&SummarySettings {
+            verdicts: verdict_settings.clone(),
+            results: options.results.display().to_string(),
+            k: options.ks.clone(),
+            jobs: options.jobs,
+            dedup: options.dedup,
+        });
+        let run = to_map(&run);
         let problems = &prepared.problems;
         let subset = (prepared.covered.len() < problems.problems.len()).then(|| Subset {
             of: problems.problems.len(),
@@ -572,6 +567,7 @@ impl Concluded {
             let results_sha256 =
                 provenance::sha256_file(&options.results).map_err(|source| write_error(&options.results, source))?;
             let Report { settings, run, footer, subset, .. } = report;
+            let verdict_settings = to_map(&verdict_settings);
             CompleteRun { verdict_settings, results_sha256, settings, run, footer, subset }.save(&options.results)?;
         }
         match stopped {
@@ -629,28 +625,33 @@ fn run_facts(
     clock: Instant,
     resumed_from: usize,
     machine: &Machine,
-) -> Map<String, Value> {
-    let mut run = Map::new();
-    run.insert("executions".into(), json!(executions));
-    run.insert("reused".into(), json!(reused));
-    run.insert("harness_peak_rss_kib".into(), json!(peak_rss_kib()));
-    run.insert("started_at".into(), json!(started_at));
-    run.insert("finished_at".into(), json!(provenance::now()));
-    run.insert("seconds".into(), json!((clock.elapsed().as_secs_f64() * 1000.0).round() / 1000.0));
-    run.insert("cpus".into(), json!(provenance::cpus()));
+) -> RunFacts {
     let worker_cpus = &machine.worker_cpus;
-    run.insert("worker_cpus".into(), if worker_cpus.is_empty() { Value::Null } else { json!(worker_cpus) });
-    run.insert("resumed_from".into(), json!(resumed_from));
-    run.insert("syscall_filter".into(), json!(machine.facts.syscall_filter));
-    run.insert("pid_namespace_per_sample".into(), json!(machine.facts.pid_namespace_per_sample));
-    run.insert("ipc_namespace_per_sample".into(), json!(machine.facts.ipc_namespace_per_sample));
-    run.insert("network_namespace_per_sample".into(), json!(machine.facts.network_namespace_per_sample));
-    run.insert("fresh_tmp_per_sample".into(), json!(machine.facts.fresh_tmp_per_sample));
-    run.insert("fresh_shm_per_sample".into(), json!(machine.facts.fresh_shm_per_sample));
-    run.insert("cgroups".into(), machine.accounting.to_json());
-    run.insert("sandbox_refused".into(), describe::refused(&machine.isolation));
-    run.insert("packages".into(), json!(machine.packages));
-    run
+    let facts = machine.facts;
+    RunFacts {
+        executions,
+        reused,
+        harness_peak_rss_kib: peak_rss_kib(),
+        started_at: started_at.to_owned(),
+        finished_at: provenance::now(),
+        seconds: (clock.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
+        cpus: provenance::cpus(),
+        worker_cpus: (!worker_cpus.is_empty()).then(|| worker_cpus.clone()),
+        resumed_from,
+        syscall_filter: facts.syscall_filter,
+        pid_namespace_per_sample: facts.pid_namespace_per_sample,
+        ipc_namespace_per_sample: facts.ipc_namespace_per_sample,
+        network_namespace_per_sample: facts.network_namespace_per_sample,
+        fresh_tmp_per_sample: facts.fresh_tmp_per_sample,
+        fresh_shm_per_sample: facts.fresh_shm_per_sample,
+        cgroups: machine.accounting.to_json(),
+        sandbox_refused: describe::refused(&machine.isolation),
+        packages: machine.packages.clone(),
+        calibrated_timeouts: None,
+        retried_timeouts: None,
+        timeout_floors: None,
+        judged_in_process: Vec::new(),
+    }
 }
 
 /// The most memory this process's own address space has held at once, in KiB, or

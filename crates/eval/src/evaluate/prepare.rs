@@ -7,13 +7,13 @@ use std::path::Path;
 use std::sync::Arc;
 
 use passk_runner::{Interpreter, Tests, VerdictMode};
-use serde_json::{json, Map, Value};
 
 use super::samples::{self, SamplesFile};
 use super::EvaluateOptions;
 use crate::error::EvalError;
 use crate::lock::ResultsLock;
 use passk_formats::problems::ProblemSet;
+use passk_formats::run::{TestSettings, VerdictSettings};
 use passk_formats::InputError;
 use passk_report::document::ReportPath;
 
@@ -34,7 +34,7 @@ pub struct Prepared {
     pub report: Option<ReportPath>,
     /// The settings that decide the verdicts, but for the sandbox level, which is known
     /// once the workers are up.
-    pub settings: Map<String, Value>,
+    pub settings: VerdictSettings,
 }
 
 impl Prepared {
@@ -131,37 +131,35 @@ fn settings(
     problems: &ProblemSet,
     samples_sha256: &str,
     interpreter: &Interpreter,
-) -> Map<String, Value> {
-    let mut settings = Map::new();
-    settings.insert("passk_version".into(), json!(env!("CARGO_PKG_VERSION")));
-    settings.insert("samples".into(), json!(options.samples.display().to_string()));
-    settings.insert("samples_sha256".into(), json!(samples_sha256));
-    settings.insert("problems".into(), json!(problems.name));
-    settings.insert("problems_sha256".into(), json!(problems.sha256));
-    settings.insert("verdicts".into(), json!(options.verdicts));
-    settings.insert("sandbox_asked".into(), json!(options.sandbox));
-    settings.insert("timeout".into(), json!(options.timeout.as_secs_f64()));
-    settings.insert("limits".into(), json!(options.limits));
-    settings.insert("retry_timeouts".into(), json!(options.retry_timeouts));
-    settings.insert("fallback".into(), json!(options.fallback));
-    settings.insert("calibrate".into(), json!(options.calibrate));
-    settings.insert("extract".into(), json!(options.extract));
-    settings.insert("format".into(), json!(problems.format));
+) -> VerdictSettings {
     let set = &options.set;
-    settings.insert(
-        "tests".into(),
-        json!({
-            "challenge_tests": set.challenge_tests,
-            "base_only": set.base_only,
-            "all_tests": set.all_tests,
-            "min_time_limit": set.min_time_limit,
-            "time_limit_factor": set.time_limit_factor,
-            "float_tolerance": set.float_tolerance,
-            "checker_sha256": set.checker.as_deref().map(|text| passk_formats::provenance::sha256_bytes(text.as_bytes())),
-        }),
-    );
-    settings.insert("python".into(), json!(interpreter.executable.display().to_string()));
-    settings.insert("python_version".into(), json!(interpreter.version));
-    settings.insert("allowed_packages".into(), json!(options.allowed_packages));
-    settings
+    VerdictSettings {
+        passk_version: env!("CARGO_PKG_VERSION").to_owned(),
+        samples: options.samples.display().to_string(),
+        samples_sha256: samples_sha256.to_owned(),
+        problems: problems.name.clone(),
+        problems_sha256: problems.sha256.clone(),
+        verdicts: options.verdicts,
+        sandbox_asked: options.sandbox,
+        timeout: options.timeout.as_secs_f64(),
+        limits: options.limits,
+        retry_timeouts: options.retry_timeouts,
+        fallback: options.fallback,
+        calibrate: options.calibrate,
+        extract: options.extract,
+        format: problems.format,
+        tests: TestSettings {
+            challenge_tests: set.challenge_tests,
+            base_only: set.base_only,
+            all_tests: set.all_tests,
+            min_time_limit: set.min_time_limit,
+            time_limit_factor: set.time_limit_factor,
+            float_tolerance: set.float_tolerance,
+            checker_sha256: set.checker.as_deref().map(|text| passk_formats::provenance::sha256_bytes(text.as_bytes())),
+        },
+        python: interpreter.executable.display().to_string(),
+        python_version: interpreter.version.clone(),
+        allowed_packages: options.allowed_packages.clone(),
+        sandbox: None,
+    }
 }

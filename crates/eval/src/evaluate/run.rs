@@ -23,7 +23,7 @@ use crate::error::EvalError;
 use crate::events::{EventSink, Phase, Progress};
 use crate::expected::Recordings;
 use crate::journal::{Journal, Recorded};
-use crate::retry::TimedOut;
+use crate::timeouts::TimedOut;
 use passk_formats::problems::ProblemSet;
 use passk_formats::InputError;
 
@@ -45,7 +45,7 @@ enum Work {
 struct Tag {
     sample: Sample,
     key: Key,
-    /// Kept to run it again if it times out (see `retry`): the program, its limit and
+    /// Kept to run it again if it times out (see `timeouts`): the program, its limit and
     /// its problem's position.
     program: (Program, Option<Duration>, usize),
 }
@@ -154,7 +154,7 @@ pub async fn run(
     let already = resumed.map_or(0, Recorded::decided);
     let feed = Feed {
         decided: resumed.map_or_else(BTreeSet::new, |r| (0..prepared.total).filter(|&i| r.is_decided(i)).collect()),
-        // Any of them may be run again (see `retry`).
+        // Any of them may be run again (see `timeouts`).
         retry: resumed.map_or_else(BTreeSet::new, |resumed| resumed.unretried_timeouts().into_iter().collect()),
         total: prepared.total,
         extract: options.extract,

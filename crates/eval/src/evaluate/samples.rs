@@ -167,7 +167,7 @@ pub struct Pending {
     /// Its problem's position in the problem set.
     pub problem: usize,
     /// Whether it has its verdict already, from before a resume, and is sent only to be
-    /// run again with the other time-outs (see `retry`).
+    /// run again with the other time-outs (see `timeouts`).
     pub only_retry: bool,
 }
 

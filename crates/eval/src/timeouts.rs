@@ -84,7 +84,7 @@ impl TimedOut {
 /// Runs every timed-out program again on one worker: the new verdict of each sample,
 /// `infrastructure` for any the retry could not run, which the caller reports as such.
 /// Once `interrupt` is cancelled, only the verdicts decided by then.
-pub async fn retry(pool: &mut Pool, timed_out: &TimedOut, interrupt: &CancellationToken) -> Vec<(usize, Verdict)> {
+pub async fn run_again(pool: &mut Pool, timed_out: &TimedOut, interrupt: &CancellationToken) -> Vec<(usize, Verdict)> {
     let (mut verdicts, fault) = run(pool, timed_out, interrupt).await;
     // A program the retry could not run has no verdict now: its first one was a time-out
     // that this retry was to confirm or overturn. Marked so, it is run again on resume.

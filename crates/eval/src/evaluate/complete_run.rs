@@ -19,6 +19,7 @@ use crate::error::{EvalError, UnjudgeableBecause};
 use crate::expected::NO_EXPECTED_OUTPUTS;
 use crate::resume;
 use passk_formats::results::ResultsFile;
+use passk_formats::run::VerdictSettings;
 use passk_formats::write::write_atomically;
 use passk_formats::InputError;
 use passk_report::document::ReportPath;
@@ -44,9 +45,7 @@ pub struct CompleteRun {
 }
 
 pub fn record_path(results: &Path) -> PathBuf {
-    let mut name = results.as_os_str().to_owned();
-    name.push(".run.json");
-    PathBuf::from(name)
+    passk_formats::write::sibling(results, ".run.json")
 }
 
 impl CompleteRun {
@@ -60,11 +59,9 @@ impl CompleteRun {
 
     /// The complete run of these settings at `results`, if there is one and its results
     /// are as it left them.
-    pub fn find(results: &Path, settings: &Map<String, Value>, events: &EventSink) -> Option<CompleteRun> {
+    pub fn find(results: &Path, settings: &VerdictSettings, events: &EventSink) -> Option<CompleteRun> {
         let record: CompleteRun = serde_json::from_slice(&std::fs::read(record_path(results)).ok()?).ok()?;
-        let mut recorded = record.verdict_settings.clone();
-        recorded.remove("sandbox");
-        let differences = resume::differences(&recorded, settings);
+        let differences = resume::differences_from(&record.verdict_settings, settings);
         if !differences.is_empty() {
             info!(
                 events,
