@@ -3,13 +3,13 @@
 use std::path::PathBuf;
 
 use crate::error::CommandError;
+use passk_formats::run::to_map;
 use passk_formats::InputError;
 use passk_report::document::{self, ReportPath};
-use passk_formats::run::to_map;
 use passk_report::gather::Gathered;
-use serde::Serialize;
 use passk_report::scores::{self, UncertaintyOptions};
 use passk_report::summary::Report;
+use serde::Serialize;
 
 /// What a summary of `score` records of its settings.
 #[derive(Debug, Serialize)]

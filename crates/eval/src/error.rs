@@ -43,6 +43,9 @@ pub enum EvalError {
     Interrupted { phase: &'static str },
     #[error("{} cannot be judged: {}; {}", passk_report::words::plural(.problems.len(), "problem"), .problems.join(", "), .why.hint())]
     Unjudgeable { problems: Vec<String>, why: UnjudgeableBecause },
+    /// A sample handed to a `Judge` for a problem the set does not have.
+    #[error("sample {sample} is for problem {problem}, and the set has {problems}")]
+    NoSuchProblem { sample: usize, problem: usize, problems: usize },
 }
 
 /// How a run that got under way ended, when it did not complete.
@@ -91,6 +94,7 @@ impl EvalError {
     pub fn kind(&self) -> EvalErrorKind {
         match self {
             EvalError::Input(_)
+            | EvalError::NoSuchProblem { .. }
             | EvalError::Resume(resume::ResumeError::NoSettings { .. })
             | EvalError::Lock(_)
             | EvalError::AllowPackage(_)

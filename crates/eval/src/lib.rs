@@ -21,6 +21,7 @@ pub mod evaluate;
 pub mod events;
 pub mod expected;
 pub mod journal;
+pub mod judge;
 pub mod lock;
 pub mod resume;
 pub mod timeouts;
