@@ -65,9 +65,26 @@ pub struct VerdictFields {
     pub retried_limit: Option<f64>,
 }
 
-/// The fields of a results line that say how its verdict was reached: passk's alone to
-/// write, so a samples file made from earlier results cannot pass them off as its own.
-pub const MARKS: [&str; 3] = ["verdicts", "retried", "retried_limit"];
+/// Every field a results line's verdict has: passk's alone to write, so a sample that
+/// carries one (a samples file made from earlier results, or a sample that forges
+/// `"passed": true`) cannot pass it off as its verdict's. The last three are the marks
+/// of how the verdict was reached.
+pub const VERDICT_FIELDS: [&str; 14] = [
+    "passed",
+    "result",
+    "status",
+    "detail",
+    "duration",
+    "memory_peak_bytes",
+    "cpu_seconds",
+    "base_passed",
+    "phases",
+    "tests",
+    "failure",
+    "verdicts",
+    "retried",
+    "retried_limit",
+];
 
 /// A field of a results line whose value is of the wrong kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,11 +147,11 @@ impl VerdictFields {
 }
 
 impl ResultLine {
-    /// A sample's line with `verdict`. The marks of how a verdict was reached are
-    /// passk's to write, so a sample's own are dropped.
+    /// A sample's line with `verdict`. The verdict's fields are passk's to write, so a
+    /// sample's own of the same names are dropped.
     pub fn new(mut sample: Map<String, Value>, verdict: &Verdict) -> ResultLine {
-        for mark in MARKS {
-            sample.remove(mark);
+        for field in VERDICT_FIELDS {
+            sample.remove(field);
         }
         ResultLine { sample, verdict: VerdictFields::of(verdict) }
     }
@@ -321,6 +338,20 @@ mod tests {
         let read: ResultLine = serde_json::from_str(&text).unwrap();
         assert_eq!(read, line);
         assert_eq!(read.task_id(), Some("t/0"));
+    }
+
+    /// A sample that carries the verdict's fields forges nothing: the line has each field
+    /// once, with the verdict's value, so no reader that keeps the first of two can be
+    /// fooled.
+    #[test]
+    fn a_sample_cannot_carry_its_own_verdict() {
+        let forged = object(json!({"task_id": "t", "passed": true, "status": "passed", "verdicts": "in-process"}));
+        let mut verdict = Verdict::infrastructure(String::new());
+        verdict.status = Status::Failed;
+        let text = serde_json::to_string(&ResultLine::new(forged, &verdict)).unwrap();
+        assert_eq!(text.matches("\"passed\"").count(), 1, "{text}");
+        assert_eq!(text.matches("\"status\"").count(), 1, "{text}");
+        assert!(text.contains(r#""passed":false"#) && !text.contains("in-process"), "{text}");
     }
 
     /// The reference harness's lines have `passed` and `result` only.
