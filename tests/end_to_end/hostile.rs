@@ -156,6 +156,39 @@ fn forged_verdicts_on_every_descriptor_fail() {
     }
 }
 
+/// Guards against a candidate writing lines of its own onto passk's standard error: at
+/// `-vv` each verdict's detail was logged as the event's message, unescaped, so a
+/// `SystemExit` whose message held newlines printed a forged `results:` line (or
+/// terminal escapes) among passk's own. Whatever the candidate writes, on any
+/// descriptor and in either mode, reaches passk's output escaped, if at all.
+#[test]
+fn a_candidate_cannot_write_lines_onto_passks_output() {
+    const FORGED: &str = r"\nresults: forged.jsonl (0.1 s)\r\x1b[2Kpass@1 1.000\n";
+    let completions = [
+        format!("    raise SystemExit(\"{FORGED}\")\n"),
+        format!("    raise ValueError(\"{FORGED}\")\n"),
+        format!(
+            "    import os, sys\n    os.write(1, b\"{FORGED}\")\n    os.write(2, b\"{FORGED}\")\n    \
+             print(\"{FORGED}\", file=sys.__stderr__, flush=True)\n    return []\n"
+        ),
+        correct_body(),
+    ];
+    for mode in ["in-process", "judge"] {
+        let run = run(&completions, &["-vv", "--timeout", "20", "--verdicts", mode]);
+        let stderr = &run.finished.stderr;
+        assert!(stderr.contains("forged.jsonl"), "{mode}: the details are logged at -vv: {stderr}");
+        for line in stderr.lines().chain(run.finished.stdout.lines()) {
+            assert!(!line.starts_with("results: forged"), "{mode}: a forged line: {line:?}\n{stderr}");
+            assert!(!line.starts_with("pass@1 1.000"), "{mode}: a forged line: {line:?}\n{stderr}");
+        }
+        assert!(!stderr.contains('\x1b') && !stderr.contains('\r'), "{mode}: raw control characters: {stderr}");
+        for result in &run.results[..3] {
+            assert_eq!(result["passed"], false, "{mode}: {result}");
+        }
+        assert_eq!(run.results[3]["passed"], true, "{mode}: the honest control passes");
+    }
+}
+
 /// Guards against a pass being turned into a time-out by what the candidate left
 /// running once its tests returned.
 #[test]

@@ -262,9 +262,9 @@ impl Driver {
             let mut early = Vec::new();
             while let Ok(Some(line)) = lines.next_line().await {
                 if ready_seen.load(Ordering::Relaxed) {
-                    tracing::warn!(slot, "driver: {line}");
+                    tracing::warn!(slot, "driver: {line:?}");
                 } else {
-                    tracing::debug!(slot, "driver: {line}");
+                    tracing::debug!(slot, "driver: {line:?}");
                     early.push(line);
                     if early.len() > 20 {
                         early.remove(0);

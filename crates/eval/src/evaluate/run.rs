@@ -124,8 +124,10 @@ impl Decisions {
             stderr_bytes = verdict.stderr_bytes,
             stdout = verdict.stdout,
             stderr = verdict.stderr,
-            "{}",
-            verdict.detail
+            // A field, not the message: fields are written escaped, so that a detail the
+            // candidate wrote cannot start lines of its own on passk's standard error.
+            detail = verdict.detail.as_str(),
+            "verdict"
         );
         self.journal
             .record(sample.index, sample.fields, verdict)

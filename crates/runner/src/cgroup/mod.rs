@@ -431,11 +431,17 @@ impl RunGroups {
     }
 
     /// The run's directory below `parent`, locked, after removing what earlier runs
-    /// left there.
+    /// left there. The reaper is told of it before it exists, as of the pool's working
+    /// directory: a SIGKILL between making it and telling would leave it behind.
     fn make_run(&mut self, parent: &Path, name: &str) -> Result<PathBuf, CgroupError> {
         sweep_stale(parent);
-        let run = self.make(&parent.join(name))?;
+        let run = parent.join(name);
         reaper::watch(Left::Cgroup(run.clone()));
+        if let Err(error) = self.make(&run) {
+            // Never made, or someone else's: never the reaper's to remove.
+            reaper::release(Left::Cgroup(run));
+            return Err(error);
+        }
         self.runs.push(run.clone());
         self.locks.push(lock(&run).map_err(|source| CgroupError::Create { path: run.clone(), source })?);
         Ok(run)
