@@ -15,7 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use passk_runner::{CancellationToken, Candidate, Job, Pool, ProblemCode, Program, Status, Suite, Tests, Verdict};
+use passk_runner::{
+    CancellationToken, Candidate, Interpreter, Job, Pool, ProblemCode, Program, Status, Suite, Tests, Verdict,
+};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -48,7 +50,7 @@ pub fn default_cache_dir() -> PathBuf {
     home.join("passk")
 }
 
-/// The cache folder of one problem file under one interpreter and one passk: a file per
+/// The cache folder of one problem file under one toolchain and one passk: a file per
 /// problem, named by the SHA-256 of its task id.
 #[derive(Debug)]
 struct Store {
@@ -56,10 +58,12 @@ struct Store {
 }
 
 impl Store {
-    fn new(cache_dir: &Path, problems_sha256: &str, python: &str) -> Store {
+    fn new(cache_dir: &Path, problems_sha256: &str, toolchain: &Interpreter) -> Store {
         let passk = env!("CARGO_PKG_VERSION");
-        let driver = passk_runner::sandbox::driver_package::digest();
-        let name = format!("expected-{problems_sha256}-python{python}-passk{passk}-driver{}", &driver[..16]);
+        let language = toolchain.language;
+        let driver = passk_runner::sandbox::driver_package::digest(language);
+        let (name, version) = (&language.name, &toolchain.version);
+        let name = format!("expected-{problems_sha256}-{name}{version}-passk{passk}-driver{}", &driver[..16]);
         Store { folder: cache_dir.join(name) }
     }
 
@@ -103,8 +107,8 @@ pub async fn attach(
     interrupt: &CancellationToken,
     events: &EventSink,
 ) -> Result<(), EvalError> {
-    let python = pool.options().interpreter.version.clone();
-    let mut recordings = Recordings::plan(problems, options, cache_dir, &python, None, events);
+    let toolchain = pool.options().interpreter.clone();
+    let mut recordings = Recordings::plan(problems, options, cache_dir, &toolchain, None, events);
     recordings.compute(problems, pool, interrupt, events).await?;
     recordings.warn(events);
     Ok(())
@@ -154,11 +158,11 @@ impl Recordings {
         problems: &mut ProblemSet,
         options: &SetOptions,
         cache_dir: &Path,
-        python: &str,
+        toolchain: &Interpreter,
         only: Option<&BTreeSet<usize>>,
         events: &EventSink,
     ) -> Recordings {
-        let store = Store::new(cache_dir, &problems.sha256, python);
+        let store = Store::new(cache_dir, &problems.sha256, toolchain);
         let wanted = |index: usize, problem: &Problem| {
             problem.evalplus.is_some() && only.map_or(true, |only| only.contains(&index))
         };

@@ -7,12 +7,8 @@
 //! would call the answer, and the results line records which rule did, so a surprising
 //! verdict can be checked against the text that was run.
 
-use passk_runner::{Candidate, ProblemCode};
+use passk_runner::{Candidate, Language, ProblemCode};
 use serde::Serialize;
-
-/// The base-model stop sequences of the Codex paper: a new top-level statement ends the
-/// function being completed.
-const STOP_SEQUENCES: [&str; 5] = ["\ndef", "\nclass", "\nif", "\nprint", "\n#"];
 
 /// Which rule took the program out of the raw text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -39,8 +35,8 @@ pub struct Extracted {
 }
 
 /// Takes the program out of `raw`, a sample's `completion` (or `solution`, when
-/// `whole_program`).
-pub fn extract(raw: &str, problem: &ProblemCode, whole_program: bool) -> Extracted {
+/// `whole_program`), written in `language`.
+pub fn extract(raw: &str, problem: &ProblemCode, whole_program: bool, language: &Language) -> Extracted {
     let blocks = fenced_blocks(raw);
     if !blocks.is_empty() {
         let chosen = blocks
@@ -57,7 +53,8 @@ pub fn extract(raw: &str, problem: &ProblemCode, whole_program: bool) -> Extract
     if !prompt.is_empty() {
         if let Some(rest) = unprompted.strip_prefix(prompt) {
             let rest = rest.strip_prefix('\n').unwrap_or(rest);
-            return Extracted { candidate: Candidate::Completion(cut(rest).to_owned()), rule: Rule::PromptRepeated };
+            let completion = cut(rest, language).to_owned();
+            return Extracted { candidate: Candidate::Completion(completion), rule: Rule::PromptRepeated };
         }
     }
     // A text that starts with an indented line is a body, however it goes on.
@@ -70,7 +67,7 @@ pub fn extract(raw: &str, problem: &ProblemCode, whole_program: bool) -> Extract
         return Extracted { candidate: Candidate::Solution(raw.to_owned()), rule: Rule::AsIs };
     }
     let body = after_leading_prose(raw);
-    let cut_body = cut(body);
+    let cut_body = cut(body, language);
     let rule = if cut_body.len() < raw.len() { Rule::StopSequence } else { Rule::AsIs };
     Extracted { candidate: Candidate::Completion(cut_body.to_owned()), rule }
 }
@@ -233,9 +230,9 @@ fn after_leading_prose(text: &str) -> &str {
     }
 }
 
-/// A completion up to its first stop sequence.
-fn cut(text: &str) -> &str {
-    let end = STOP_SEQUENCES.iter().filter_map(|stop| text.find(stop)).min().unwrap_or(text.len());
+/// A completion up to its language's first stop sequence.
+fn cut<'a>(text: &'a str, language: &Language) -> &'a str {
+    let end = language.stop_sequences.iter().filter_map(|stop| text.find(stop.as_str())).min().unwrap_or(text.len());
     &text[..end]
 }
 
@@ -252,14 +249,14 @@ mod tests {
     }
 
     fn solution(text: &str) -> String {
-        match extract(text, &problem(), false).candidate {
+        match extract(text, &problem(), false, Language::python()).candidate {
             Candidate::Solution(code) => code,
             Candidate::Completion(code) => panic!("a completion: {code:?}"),
         }
     }
 
     fn completion(text: &str) -> (String, Rule) {
-        let extracted = extract(text, &problem(), false);
+        let extracted = extract(text, &problem(), false, Language::python());
         match extracted.candidate {
             Candidate::Completion(code) => (code, extracted.rule),
             Candidate::Solution(code) => panic!("a solution: {code:?}"),
@@ -277,7 +274,7 @@ mod tests {
 
     #[test]
     fn a_fenced_body_continues_the_prompt() {
-        let extracted = extract("Sure!\n```\n    return sum(xs)\n```\n", &problem(), false);
+        let extracted = extract("Sure!\n```\n    return sum(xs)\n```\n", &problem(), false, Language::python());
         assert_eq!(
             extracted,
             Extracted { candidate: Candidate::Completion("    return sum(xs)\n".into()), rule: Rule::Fence }
@@ -302,12 +299,12 @@ mod tests {
         let mut led = problem();
         led.prompt = format!("\n{}", led.prompt);
         let raw = format!("{}    return sum(xs)\n", problem().prompt);
-        let extracted = extract(&raw, &led, false);
+        let extracted = extract(&raw, &led, false, Language::python());
         assert_eq!(
             extracted,
             Extracted { candidate: Candidate::Completion("    return sum(xs)\n".into()), rule: Rule::PromptRepeated }
         );
-        let extracted = extract(&format!("\n\n{raw}"), &problem(), false);
+        let extracted = extract(&format!("\n\n{raw}"), &problem(), false, Language::python());
         assert_eq!(extracted.rule, Rule::PromptRepeated);
     }
 
@@ -324,7 +321,7 @@ mod tests {
     fn an_unfenced_function_among_prose_is_kept_without_the_prose() {
         let raw =
             "The function below adds them up.\n\ndef total(xs):\n    return sum(xs)\n\nThis runs in linear time.\n";
-        let extracted = extract(raw, &problem(), false);
+        let extracted = extract(raw, &problem(), false, Language::python());
         assert_eq!(extracted.rule, Rule::Function);
         let Candidate::Solution(code) = extracted.candidate else { panic!() };
         assert!(!code.contains("linear") && !code.contains("below"), "{code}");

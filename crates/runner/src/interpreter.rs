@@ -7,11 +7,14 @@ use thiserror::Error;
 use tokio::process::Command;
 
 use crate::benchmarks::{self, Benchmarks};
+use crate::language::Language;
 
 /// The Python interpreter candidates run under, resolved once to its real executable
 /// (a version manager's shim can cost tens of milliseconds per start).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Interpreter {
+    /// The language whose toolchain this is, and whose driver it runs.
+    pub language: &'static Language,
     pub executable: PathBuf,
     pub version: String,
     /// Where its installation lives: prefixes, the standard library and the
@@ -46,8 +49,8 @@ pub enum InterpreterError {
     },
     #[error("the python interpreter `{name}` failed to report itself: {stderr}")]
     Report { name: String, stderr: String },
-    #[error("python {version} at {executable} is too old: passk needs python 3.9 or later")]
-    TooOld { executable: String, version: String },
+    #[error("python {version} at {executable} is too old: passk needs python {minimum} or later")]
+    TooOld { executable: String, version: String, minimum: String },
     #[error("--allow-package {name}: {reason} (python {executable})")]
     Package { name: String, reason: String, executable: String },
     #[error("--allow-package {name}: {found} cannot be made visible to candidates, who could read its answers")]
@@ -102,8 +105,10 @@ impl Interpreter {
         }
         let report: Report = serde_json::from_slice(&output.stdout).map_err(|_| report_error())?;
         let executable = report.executable.display().to_string();
-        if !recent_enough(&report.version) {
-            return Err(InterpreterError::TooOld { executable, version: report.version });
+        let language = Language::python();
+        if !language.supports(&report.version) {
+            let minimum = language.minimum_version.clone();
+            return Err(InterpreterError::TooOld { executable, version: report.version, minimum });
         }
         let mut allowed = Vec::new();
         for package in report.allowed {
@@ -119,6 +124,7 @@ impl Interpreter {
             allowed.push(AllowedPackage { name: package.name, paths });
         }
         Ok(Interpreter {
+            language,
             executable: report.executable,
             version: report.version,
             paths: absolute(report.installation),
@@ -135,22 +141,6 @@ impl Interpreter {
     }
 }
 
-fn recent_enough(version: &str) -> bool {
-    let mut parts = version.split('.').map(|part| part.parse::<u32>().unwrap_or(0));
-    (parts.next().unwrap_or(0), parts.next().unwrap_or(0)) >= (3, 9)
-}
-
 fn absolute(paths: Vec<PathBuf>) -> Vec<PathBuf> {
     paths.into_iter().filter(|path| path.is_absolute()).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn versions_from_3_9_are_recent_enough() {
-        assert!(recent_enough("3.9.0") && recent_enough("3.12.1") && recent_enough("4.0.0"));
-        assert!(!recent_enough("3.8.18") && !recent_enough("2.7.18") && !recent_enough(""));
-    }
 }

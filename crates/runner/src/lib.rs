@@ -26,6 +26,7 @@ mod driver;
 mod interpreter;
 mod judge_link;
 mod kept;
+mod language;
 mod limits;
 mod mountinfo;
 mod pattern;
@@ -39,6 +40,7 @@ mod source_line;
 mod verdict;
 
 pub use interpreter::{Interpreter, InterpreterError};
+pub use language::Language;
 pub use limits::Limits;
 pub use pool::{Batch, DriverFacts, Job, Pool, PoolError, PoolOptions};
 pub use process::protect_this_process;

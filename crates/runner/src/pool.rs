@@ -160,7 +160,7 @@ impl Pool {
         reaper::start(&options.helper);
         let workdir = Workdir::create().map_err(PoolError::Workdir)?;
         let driver = workdir.path().join("interpreter");
-        sandbox::write_driver(&driver).map_err(PoolError::Workdir)?;
+        sandbox::write_driver(&driver, options.interpreter.language).map_err(PoolError::Workdir)?;
         let cgroups = RunGroups::create(options.jobs, &options.limits).map_err(|error| {
             let reason = error_chain(&error);
             tracing::info!("no control groups per sample: {reason}");
@@ -171,6 +171,7 @@ impl Pool {
         let packages = PackageView::new(&read_only, &options.interpreter, &sandbox::hidden_system_packages());
         let context = Arc::new(SandboxContext {
             helper: options.helper.clone(),
+            language: options.interpreter.language,
             interpreter: options.interpreter.executable.clone(),
             read_only,
             packages,

@@ -294,9 +294,9 @@ impl Started {
         let starting = tokio::spawn(Pool::start(pool_options.clone()));
         // Calibrating times every problem's canonical solution on its tests.
         let only = options.calibrate.is_none().then_some(&prepared.covered);
-        let python = &pool_options.interpreter.version;
+        let toolchain = &pool_options.interpreter;
         let problems = Arc::make_mut(&mut prepared.problems);
-        let mut recordings = Recordings::plan(problems, &options.set, &options.cache_dir, python, only, events);
+        let mut recordings = Recordings::plan(problems, &options.set, &options.cache_dir, toolchain, only, events);
         let mut pool = starting.await.expect("starting the workers does not panic")?;
         let calibrated = match options.calibrate {
             // Which runs the tests, so they must all be known first: computed now, the run

@@ -237,7 +237,7 @@ fn each_pending(
                 Candidate::Completion(text) => (text, false),
                 Candidate::Solution(text) => (text, true),
             };
-            let extracted = extract::extract(raw, &problem.code, whole_program);
+            let extracted = extract::extract(raw, &problem.code, whole_program, problems.format.language());
             let (run_as, code) = match &extracted.candidate {
                 Candidate::Completion(code) => ("completion", code),
                 Candidate::Solution(code) => ("solution", code),

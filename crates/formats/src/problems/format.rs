@@ -2,6 +2,8 @@
 //! file is read, and what its task ids are. A new format is a variant of [`Format`], a
 //! row of [`REGISTRY`] and the module that turns its records into problems.
 
+use passk_runner::Language;
+
 use super::{contests, each_line, evalplus, humaneval, mbpp, Problem, SetOptions};
 use crate::error::InputError;
 use crate::jsonl::JsonlReader;
@@ -45,6 +47,8 @@ struct Registered {
     read: Read,
     /// Whether its own task ids are numbers, so that samples may give them as JSON numbers.
     numeric_ids: bool,
+    /// The language its programs are written in.
+    language: fn() -> &'static Language,
 }
 
 /// Every format, in the order a listing of them shows.
@@ -58,6 +62,7 @@ const REGISTRY: [Registered; 8] = [
             each_line(reader, |line, object| humaneval::problem(&source, line, object))
         },
         numeric_ids: false,
+        language: Language::python,
     },
     Registered {
         format: Format::Mbpp,
@@ -68,6 +73,7 @@ const REGISTRY: [Registered; 8] = [
             each_line(reader, |line, object| mbpp::original(&source, line, object, options))
         },
         numeric_ids: true,
+        language: Language::python,
     },
     Registered {
         format: Format::MbppSanitized,
@@ -75,6 +81,7 @@ const REGISTRY: [Registered; 8] = [
         detect: |has| has("test_list") && has("prompt"),
         read: |reader, _| mbpp::sanitized(reader),
         numeric_ids: true,
+        language: Language::python,
     },
     Registered {
         format: Format::Evalplus,
@@ -82,6 +89,7 @@ const REGISTRY: [Registered; 8] = [
         detect: |has| has("base_input") && has("plus_input"),
         read: |reader, _| evalplus::read(reader),
         numeric_ids: false,
+        language: Language::python,
     },
     Registered {
         format: Format::Apps,
@@ -92,6 +100,7 @@ const REGISTRY: [Registered; 8] = [
             each_line(reader, |line, object| contests::apps(&source, line, object, options))
         },
         numeric_ids: true,
+        language: Language::python,
     },
     Registered {
         format: Format::CodeContests,
@@ -102,6 +111,7 @@ const REGISTRY: [Registered; 8] = [
             each_line(reader, |line, object| contests::code_contests(&source, line, object, options))
         },
         numeric_ids: false,
+        language: Language::python,
     },
     Registered {
         format: Format::Livecodebench,
@@ -112,6 +122,7 @@ const REGISTRY: [Registered; 8] = [
             each_line(reader, |line, object| contests::livecodebench(&source, line, object, options))
         },
         numeric_ids: false,
+        language: Language::python,
     },
     Registered {
         format: Format::Sandboxfusion,
@@ -122,6 +133,7 @@ const REGISTRY: [Registered; 8] = [
             each_line(reader, |line, object| contests::sandboxfusion(&source, line, object, options))
         },
         numeric_ids: true,
+        language: Language::python,
     },
 ];
 
@@ -161,6 +173,11 @@ impl Format {
     /// Whether the format's own task ids are numbers (MBPP's, APPS's).
     pub fn numeric_ids(self) -> bool {
         self.registered().numeric_ids
+    }
+
+    /// The language the format's programs are written in.
+    pub fn language(self) -> &'static Language {
+        (self.registered().language)()
     }
 
     /// Reads a whole file of this format.

@@ -31,6 +31,7 @@ use nix::unistd::{ForkResult, Gid, Uid};
 use thiserror::Error;
 
 use crate::cgroup::SlotGroups;
+use crate::language::Language;
 
 use crate::limits::Limits;
 pub use driver_package::write as write_driver;
@@ -218,6 +219,7 @@ pub enum SandboxError {
 pub struct SandboxContext {
     /// The program that runs `__sandbox-exec` (the passk executable).
     pub helper: PathBuf,
+    pub language: &'static Language,
     pub interpreter: PathBuf,
     /// What is bound read-only into a `full` sandbox: the policy's directories and the
     /// interpreter's that they do not cover.
@@ -272,6 +274,7 @@ impl SandboxContext {
             revealed: self.packages.revealed.clone(),
             devices: Mounts::from_policy().devices,
             tmp_bytes: self.limits.tmp_mib << 20,
+            language: self.language.name.clone(),
             interpreter: self.interpreter.clone(),
             driver: self.driver.clone(),
             scratch: self.slot_dir(slot).join("scratch"),

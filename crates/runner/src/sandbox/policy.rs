@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::driver_package::BOOT;
 use super::packages::Reveal;
 use crate::cgroup::SlotGroups;
+use crate::language::Language;
 use crate::limits::Limits;
 
 const POLICY_FILE: &str = include_str!("../../../../sandbox/policy.toml");
@@ -113,6 +113,9 @@ pub struct HelperPolicy {
     pub devices: Vec<PathBuf>,
     /// The size of the private /tmp (level `full`).
     pub tmp_bytes: u64,
+    /// The language whose driver the slot runs (a name of `sandbox/languages.toml`).
+    pub language: String,
+    /// The language's toolchain, which starts the driver.
     pub interpreter: PathBuf,
     /// The directory holding the driver package outside the sandbox (levels below `full`).
     pub driver: PathBuf,
@@ -130,6 +133,10 @@ pub const SCRATCH_INSIDE: &str = "/tmp";
 pub const CANDIDATE_ID_INSIDE: u32 = 1;
 
 impl HelperPolicy {
+    pub fn language(&self) -> &'static Language {
+        Language::named(&self.language).expect("the policy names a language of this binary's table")
+    }
+
     /// The command the helper finally executes; `cgroup` describes the descriptors of
     /// the slot's control groups that it inherits (see `cgroup::enter`).
     pub fn command(&self, cgroup: Option<&str>) -> Vec<String> {
@@ -138,7 +145,9 @@ impl HelperPolicy {
             Level::Full => (DRIVER_INSIDE.to_owned(), SCRATCH_INSIDE.to_owned()),
             _ => (self.driver.display().to_string(), self.scratch.display().to_string()),
         };
-        let mut command = vec![interpreter, "-I".into(), "-c".into(), BOOT.into(), driver, scratch];
+        let mut command = vec![interpreter];
+        command.extend(self.language().start.iter().cloned());
+        command.extend([driver, scratch]);
         if self.mapped_ids.is_some() {
             command.extend(["--candidate-user".into(), CANDIDATE_ID_INSIDE.to_string()]);
         }

@@ -170,9 +170,10 @@ fn build_root(
     sys.mount(Some(Path::new("proc")), &proc, Some("proc"), hardened | MsFlags::MS_NOEXEC, None)
         .map_err(step("cannot mount /proc for the new pid namespace"))?;
 
-    let package = inside(root, Path::new(DRIVER_INSIDE)).join(driver_package::PACKAGE);
+    let language = policy.language();
+    let package = inside(root, Path::new(DRIVER_INSIDE)).join(&language.driver);
     sys.mkdir_all(&package).map_err(step("cannot create the driver's directory"))?;
-    for (name, contents) in driver_package::files() {
+    for (name, contents) in driver_package::files(language) {
         sys.write_file(&package.join(name), &contents).map_err(step("cannot copy the driver"))?;
     }
 
@@ -257,6 +258,7 @@ mod tests {
     use super::super::packages::Reveal;
     use super::super::policy::Level;
     use super::super::syscall::{Call, RecordingSyscall};
+    use crate::language::Language;
     use super::*;
 
     fn policy() -> HelperPolicy {
@@ -270,6 +272,7 @@ mod tests {
             revealed: Vec::new(),
             devices: vec![PathBuf::from("/dev/null")],
             tmp_bytes: 1 << 20,
+            language: "python".into(),
             interpreter: PathBuf::from("/opt/python/bin/python3"),
             driver: PathBuf::from("/work/interpreter"),
             scratch: PathBuf::from("/work/slot-1"),
@@ -359,7 +362,7 @@ mod tests {
         let null_remount = mounts.iter().find(|(s, t, _)| s.is_none() && *t == root.join("dev/null")).unwrap();
         assert!(!null_remount.2.contains(MsFlags::MS_NODEV), "device nodes need a mount without nodev");
         assert!(mounts.iter().any(|(s, t, _)| s.as_deref() == Some(Path::new("proc")) && *t == root.join("proc")));
-        for (name, contents) in driver_package::files() {
+        for (name, contents) in driver_package::files(Language::python()) {
             let path = root.join("passk/passk_driver").join(name);
             let contents = String::from_utf8_lossy(&contents).into_owned();
             assert!(sys.calls.contains(&Call::Write(path, contents)), "{name} is in the new root");
