@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use passk_eval::events::{EventSink, Unwatched};
 use passk_eval::judge::{Judge, Submission};
+use passk_eval::workers::WorkerOptions;
 use passk_formats::problems::{ProblemSet, SetOptions};
-use passk_runner::{CancellationToken, Candidate, Interpreter, Limits, PoolOptions, SandboxMode, Verdict, VerdictMode};
+use passk_runner::{CancellationToken, Candidate, Limits, SandboxMode, Verdict, VerdictMode};
 use passk_tests::{finish, passk, passk_binary, read_jsonl, repo_root};
 
 /// Every verdict sent for a batch, by the sample's position.
@@ -49,16 +50,18 @@ fn a_judge_in_memory_gives_the_clis_verdicts_and_writes_no_file() {
     let cache = tempfile::tempdir().unwrap();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        let pool = PoolOptions {
-            interpreter: Interpreter::resolve("python3".as_ref(), &[]).await.unwrap(),
+        let workers = WorkerOptions {
             jobs: 2,
             timeout: Duration::from_secs(3),
-            limits: Limits::default(),
             sandbox: SandboxMode::Auto,
-            helper: passk_binary().to_owned(),
-            output_cap: passk_eval::evaluate::OUTPUT_CAP,
             verdicts: VerdictMode::Judge,
+            limits: Limits::default(),
+            python: "python3".into(),
+            allowed_packages: Vec::new(),
         };
+        let mut pool = workers.pool_options(workers.interpreter().await.unwrap()).unwrap();
+        // This test's executable is not passk's, whose helper commands the sandbox runs.
+        pool.helper = passk_binary().to_owned();
         let events: EventSink = std::sync::Arc::new(Unwatched);
         let set = SetOptions::default();
         let mut judge =

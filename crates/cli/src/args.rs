@@ -5,10 +5,11 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use passk_runner::{Interpreter, Limits, PoolOptions, SandboxMode, VerdictMode};
+use passk_runner::{Limits, SandboxMode, VerdictMode};
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use passk_eval::evaluate::EvaluateOptions;
+use passk_eval::workers::WorkerOptions;
 use passk_formats::problems::{Format, SetOptions};
 use passk_formats::InputError;
 
@@ -161,14 +162,14 @@ pub struct RunnerArgs {
 }
 
 impl RunnerArgs {
-    pub fn jobs(&self) -> usize {
+    fn jobs(&self) -> usize {
         match self.jobs {
             Some(jobs) => usize::try_from(jobs).unwrap_or(usize::MAX),
             None => std::thread::available_parallelism().map_or(1, usize::from),
         }
     }
 
-    pub fn sandbox(&self) -> SandboxMode {
+    fn sandbox(&self) -> SandboxMode {
         match self.sandbox {
             SandboxArg::Auto => SandboxMode::Auto,
             SandboxArg::Strict => SandboxMode::Strict,
@@ -176,7 +177,7 @@ impl RunnerArgs {
         }
     }
 
-    pub fn verdicts(&self) -> VerdictMode {
+    fn verdicts(&self) -> VerdictMode {
         match self.verdicts {
             VerdictsArg::Judge => VerdictMode::Judge,
             VerdictsArg::InProcess => VerdictMode::InProcess,
@@ -184,29 +185,27 @@ impl RunnerArgs {
     }
 
     /// The packages allowed, each once, in order.
-    pub fn allowed_packages(&self) -> Vec<String> {
+    fn allowed_packages(&self) -> Vec<String> {
         let mut names = self.allow_packages.clone();
         names.sort();
         names.dedup();
         names
     }
 
-    /// How the pool runs candidates, with the interpreter resolved.
-    pub async fn pool_options(&self) -> Result<PoolOptions, CommandError> {
-        Ok(PoolOptions {
-            interpreter: Interpreter::resolve(&self.python, &self.allowed_packages()).await?,
+    /// How the workers run candidates, as the library takes it.
+    pub fn workers(&self) -> WorkerOptions {
+        WorkerOptions {
             jobs: self.jobs(),
             timeout: self.timeout,
-            limits: self.limits(),
             sandbox: self.sandbox(),
-            helper: std::env::current_exe()
-                .map_err(|error| CommandError::Eval(passk_eval::EvalError::OwnExecutable(error)))?,
-            output_cap: passk_eval::evaluate::OUTPUT_CAP,
             verdicts: self.verdicts(),
-        })
+            limits: self.limits(),
+            python: self.python.clone(),
+            allowed_packages: self.allowed_packages(),
+        }
     }
 
-    pub fn limits(&self) -> Limits {
+    fn limits(&self) -> Limits {
         Limits {
             memory_mib: self.memory_limit,
             processes: self.max_processes,
@@ -226,14 +225,8 @@ impl EvaluateArgs {
         Ok(EvaluateOptions {
             problems: self.problems,
             ks: self.k,
-            jobs: self.runner.jobs(),
-            timeout: self.runner.timeout,
-            sandbox: self.runner.sandbox(),
-            verdicts: self.runner.verdicts(),
-            limits: self.runner.limits(),
+            workers: self.runner.workers(),
             dedup: !self.no_dedup,
-            allowed_packages: self.runner.allowed_packages(),
-            python: self.runner.python,
             samples: self.samples,
             results,
             summary: self.summary,

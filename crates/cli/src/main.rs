@@ -138,9 +138,9 @@ fn run(command: Command) -> Result<(), CommandError> {
             let set = args.suite.set_options(args.runner.timeout)?;
             let mut problems = passk_formats::problems::ProblemSet::load(&args.problems, &set)?;
             runtime()?.block_on(async {
-                let mut pool = passk_runner::Pool::start(args.runner.pool_options().await?)
-                    .await
-                    .map_err(passk_eval::EvalError::from)?;
+                let workers = args.runner.workers();
+                let pool_options = workers.pool_options(workers.interpreter().await?)?;
+                let mut pool = passk_runner::Pool::start(pool_options).await.map_err(passk_eval::EvalError::from)?;
                 let cache_dir = args.suite.cache_dir();
                 let never = passk_runner::CancellationToken::new();
                 let terminal: EventSink = Arc::new(Terminal::default());

@@ -25,5 +25,6 @@ pub mod judge;
 pub mod lock;
 pub mod resume;
 pub mod timeouts;
+pub mod workers;
 
 pub use error::{EvalError, EvalErrorKind, UnjudgeableBecause};

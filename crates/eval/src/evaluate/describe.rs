@@ -129,8 +129,8 @@ fn describe_limits(
     facts: DriverFacts,
     accounting: &Accounting,
 ) -> String {
-    let limits = &options.limits;
-    let timeout = options.timeout.as_secs_f64();
+    let limits = &options.workers.limits;
+    let timeout = options.workers.timeout.as_secs_f64();
     let time = match options.calibrate {
         Some(factor) => format!("{timeout} s + {factor} x the canonical solution's time"),
         // HumanEval+'s and MBPP+'s inputs have limits of their own, and --timeout is not one.
@@ -183,12 +183,12 @@ pub fn footer(
     vec![
         ("executed".into(), format!("{executions} ({reused} identical samples reused a verdict)")),
         ("sandbox".into(), level.to_string()),
-        ("verdicts".into(), describe_verdicts(options.verdicts, level, facts)),
+        ("verdicts".into(), describe_verdicts(options.workers.verdicts, level, facts)),
         ("ipc".into(), describe_ipc(level, facts)),
         ("network".into(), describe_network(level, facts).into()),
         ("syscalls".into(), describe_syscalls(level, facts).into()),
         ("cgroups".into(), describe_cgroups(level, accounting)),
         ("limits".into(), describe_limits(options, problems, level, facts, accounting)),
-        ("packages".into(), describe_packages(level, &options.allowed_packages)),
+        ("packages".into(), describe_packages(level, &options.workers.allowed_packages)),
     ]
 }

@@ -21,13 +21,12 @@ mod samples;
 pub use self::samples::default_results;
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use passk_runner::cgroup::Accounting;
-use passk_runner::{CancellationToken, DriverFacts, Isolation, Limits, Pool, PoolOptions, SandboxMode, VerdictMode};
+use passk_runner::{CancellationToken, DriverFacts, Isolation, Pool};
 use serde_json::{json, Map, Value};
 
 use self::complete_run::CompleteRun;
@@ -41,6 +40,7 @@ use crate::expected::Recordings;
 use crate::journal::{Journal, Recorded};
 use crate::resume;
 use crate::timeouts;
+use crate::workers::WorkerOptions;
 use passk_formats::problems::SetOptions;
 use passk_formats::provenance;
 use passk_formats::run::{to_map, RetriedTimeouts, RunFacts, SummarySettings, VerdictSettings};
@@ -51,26 +51,16 @@ use passk_report::scores::{self, UncertaintyOptions};
 use passk_report::summary::{Coverage, Report, Subset};
 use passk_report::tally::Tally;
 
-/// Bytes of each output stream kept per candidate, for the debug log; the rest is read
-/// and discarded.
-pub const OUTPUT_CAP: usize = 4 * 1024;
-
 #[derive(Debug)]
 pub struct EvaluateOptions {
     /// The samples, or `-` for standard input.
     pub samples: PathBuf,
     pub problems: String,
     pub ks: Vec<u64>,
-    pub jobs: usize,
-    pub timeout: Duration,
-    pub sandbox: SandboxMode,
-    pub verdicts: VerdictMode,
-    pub limits: Limits,
+    /// How the workers run candidates.
+    pub workers: WorkerOptions,
     /// Run each distinct program once and give its verdict to every identical sample.
     pub dedup: bool,
-    pub python: OsString,
-    /// The packages candidates may import besides the standard library, each once.
-    pub allowed_packages: Vec<String>,
     pub results: PathBuf,
     pub summary: Option<PathBuf>,
     pub report: Option<PathBuf>,
@@ -279,16 +269,7 @@ impl Started {
             }
             None => None,
         };
-        let pool_options = PoolOptions {
-            interpreter: prepared.interpreter.clone(),
-            jobs: options.jobs,
-            timeout: options.timeout,
-            limits: options.limits,
-            sandbox: options.sandbox,
-            helper: std::env::current_exe().map_err(EvalError::OwnExecutable)?,
-            output_cap: OUTPUT_CAP,
-            verdicts: options.verdicts,
-        };
+        let pool_options = options.workers.pool_options(prepared.interpreter.clone())?;
         // The workers start, on a task of their own, while the problems' expected outputs
         // are read from the cache, which would otherwise wait for them.
         let starting = tokio::spawn(Pool::start(pool_options.clone()));
@@ -306,7 +287,7 @@ impl Started {
                     let problems = Arc::make_mut(&mut prepared.problems);
                     recordings.compute(problems, &mut pool, interrupt, events).await?;
                     let problems = &prepared.problems;
-                    canonical::calibrate(&mut pool, problems, options.timeout, factor, interrupt, events).await
+                    canonical::calibrate(&mut pool, problems, options.workers.timeout, factor, interrupt, events).await
                 };
                 match calibrating.await {
                     Ok(calibrated) => calibrated,
@@ -323,7 +304,7 @@ impl Started {
             return Err(EvalError::Interrupted { phase: "starting the workers" });
         }
         let isolation = pool.isolation().clone();
-        tracing::info!(jobs = options.jobs, sandbox = %isolation.level, facts = ?pool.facts(), "workers ready");
+        tracing::info!(jobs = options.workers.jobs, sandbox = %isolation.level, facts = ?pool.facts(), "workers ready");
         let settings = VerdictSettings { sandbox: Some(isolation.level), ..prepared.settings.clone() };
         let journal = match (&resumed, &earlier) {
             (Some(recorded), Some(earlier)) => {
@@ -349,7 +330,7 @@ impl Started {
             facts: pool.facts(),
             accounting: pool.accounting().clone(),
             worker_cpus: pool.worker_cpus().to_vec(),
-            packages: describe::describe_packages(isolation.level, &options.allowed_packages),
+            packages: describe::describe_packages(isolation.level, &options.workers.allowed_packages),
             isolation,
             settings,
         };
@@ -421,7 +402,7 @@ impl Concluded {
             let (problems, factor) = (&prepared.problems, options.set.time_limit_factor);
             match canonical::floors(&mut pool, problems, &timed_out.problems(), factor, interrupt).await {
                 Ok(measured) => {
-                    let raised = timed_out.keep(&measured, options.timeout, options.retry_timeouts);
+                    let raised = timed_out.keep(&measured, options.workers.timeout, options.retry_timeouts);
                     floors =
                         raised.into_iter().map(|(at, floor)| (problems.problems[at].task_id.clone(), floor)).collect();
                 }
@@ -548,7 +529,7 @@ impl Concluded {
             verdicts: verdict_settings.clone(),
             results: options.results.display().to_string(),
             k: options.ks.clone(),
-            jobs: options.jobs,
+            jobs: options.workers.jobs,
             dedup: options.dedup,
         });
         let run = to_map(&run);

@@ -60,7 +60,7 @@ impl Prepared {
                 options.partial,
                 options.extract,
                 options.set.clone(),
-                options.verdicts,
+                options.workers.verdicts,
             );
             let beside = options.results.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
             let beside = beside.to_owned();
@@ -83,7 +83,7 @@ impl Prepared {
                 Ok::<_, InputError>((Arc::new(samples), Arc::new(problems), checked, sha256))
             })
         };
-        let interpreter = Interpreter::resolve(&options.python, &options.allowed_packages).await;
+        let interpreter = options.workers.interpreter().await;
         let (samples, problems, checked, samples_sha256) =
             checking.await.expect("checking the input does not panic")?;
         let interpreter = interpreter?;
@@ -139,10 +139,10 @@ fn settings(
         samples_sha256: samples_sha256.to_owned(),
         problems: problems.name.clone(),
         problems_sha256: problems.sha256.clone(),
-        verdicts: options.verdicts,
-        sandbox_asked: options.sandbox,
-        timeout: options.timeout.as_secs_f64(),
-        limits: options.limits,
+        verdicts: options.workers.verdicts,
+        sandbox_asked: options.workers.sandbox,
+        timeout: options.workers.timeout.as_secs_f64(),
+        limits: options.workers.limits,
         retry_timeouts: options.retry_timeouts,
         fallback: options.fallback,
         calibrate: options.calibrate,
@@ -159,7 +159,7 @@ fn settings(
         },
         python: interpreter.executable.display().to_string(),
         python_version: interpreter.version.clone(),
-        allowed_packages: options.allowed_packages.clone(),
+        allowed_packages: options.workers.allowed_packages.clone(),
         sandbox: None,
     }
 }

@@ -163,9 +163,9 @@ pub async fn run(
     };
     // One job waiting per worker, so that a worker that frees up finds one; the rest wait
     // in `queued`, where the longest expected go first.
-    let (job_tx, job_rx) = mpsc::channel(options.jobs);
+    let (job_tx, job_rx) = mpsc::channel(options.workers.jobs);
     let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
-    let (pending_tx, mut pending_rx) = mpsc::channel(options.jobs * 4);
+    let (pending_tx, mut pending_rx) = mpsc::channel(options.workers.jobs * 4);
     let cancel = CancellationToken::new();
     let running = {
         let (mut pool, cancel) = (pool, cancel.clone());
@@ -230,7 +230,7 @@ pub async fn run(
             },
             // (A branch's future is made even when its condition is false.)
             permit = async { job_tx.clone()?.reserve_owned().await.ok() },
-                if !queued.is_empty() && recording.may_hand_out(handed_out, options.jobs) => match permit {
+                if !queued.is_empty() && recording.may_hand_out(handed_out, options.workers.jobs) => match permit {
                 Some(permit) => {
                     handed_out += 1;
                     permit.send(queued.pop().expect("a job waits"));

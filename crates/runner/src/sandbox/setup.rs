@@ -258,8 +258,8 @@ mod tests {
     use super::super::packages::Reveal;
     use super::super::policy::Level;
     use super::super::syscall::{Call, RecordingSyscall};
-    use crate::language::Language;
     use super::*;
+    use crate::language::Language;
 
     fn policy() -> HelperPolicy {
         HelperPolicy {
