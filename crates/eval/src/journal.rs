@@ -2,12 +2,11 @@
 //!
 //! Samples finish in whatever order the workers get through them, and one slow sample
 //! must not hold back the thousands decided after it: a run killed with SIGKILL at any
-//! moment loses only the programs that were running. So each verdict is appended to
-//! `<results>.partial` as `{"sample": INDEX, "result": {...}}`, and only a complete run
-//! writes the results file, in the samples' order. A later line for the same sample (a
-//! retried time-out) replaces an earlier one. A resume reads the journal back, keeps
-//! every sample that has a verdict and runs the rest; a line cut short by the kill is
-//! dropped.
+//! moment loses only the programs that were running. So each verdict is appended to the
+//! journal (its format: `passk_formats::journal`), and only a complete run writes the
+//! results file, in the samples' order. A later line for the same sample (a retried
+//! time-out) replaces an earlier one. A resume reads the journal back, keeps every
+//! sample that has a verdict and runs the rest; a line cut short by the kill is dropped.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -16,21 +15,14 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use passk_runner::{Status, Verdict};
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use passk_formats::journal::{self, JournalLine as Line};
 use passk_formats::results::{ResultLine, VerdictFields};
 use passk_formats::write::{sibling, LineWriter};
 use passk_formats::InputError;
 use passk_report::gather::Gathered;
 use passk_report::tally::{Outcome, Tally, TestsPassed};
-
-/// One journal line.
-#[derive(Debug, Serialize, Deserialize)]
-struct Line {
-    sample: usize,
-    result: ResultLine,
-}
 
 /// The last line the journal holds for a sample, in 48 bytes: a run of a million
 /// samples keeps its index in 48 MB.
@@ -235,7 +227,7 @@ pub struct Journal {
 impl Journal {
     /// Where the journal of a run writing `results` lives.
     pub fn path(results: &Path) -> PathBuf {
-        sibling(results, ".partial")
+        journal::path(results)
     }
 
     /// Starts a new journal.

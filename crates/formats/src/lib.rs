@@ -13,6 +13,7 @@
 pub mod error;
 pub mod extract;
 pub mod fields;
+pub mod journal;
 pub mod jsonl;
 pub mod problems;
 pub mod provenance;
