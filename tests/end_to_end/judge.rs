@@ -307,7 +307,9 @@ fn exceptions_keywords_copies_and_plain_data_cross_and_callables_are_reported() 
 
 /// A sample whose own answers make its tests pass what cannot cross, on a problem whose
 /// canonical solution's tests do not, fails: the fallback is the problem's, never the
-/// sample's to choose, or a candidate could move its problem into its own process.
+/// sample's to choose, or a candidate could move its problem into its own process. With
+/// `--no-fallback` too: a candidate there could make itself `unjudgeable`, withholding
+/// the whole run's pass@k and leaving itself out of its problem's count.
 #[test]
 fn a_sample_cannot_choose_to_be_judged_in_process() {
     let dir = tempfile::tempdir().unwrap();
@@ -319,16 +321,22 @@ fn a_sample_cannot_choose_to_be_judged_in_process() {
     // Wrong, so that the tests pass it a function of their own.
     let hack = "    return object()\n";
     let samples = vec![("apply/0", "    return 2 * x\n".to_owned()), ("apply/0", hack.to_owned())];
-    let (finished, judged) = run(&samples, "judge", &problems);
-    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
-    let statuses: Vec<&str> = judged.iter().map(|r| r["status"].as_str().unwrap()).collect();
-    assert_eq!(statuses, ["passed", "failed"], "{judged:#?}");
-    assert!(judged.iter().all(|r| r["verdicts"] != "in-process"), "{judged:#?}");
-    assert!(
-        judged[1]["detail"].as_str().unwrap().contains("this sample's own answers made them unjudgeable"),
-        "{}",
-        judged[1]
-    );
+    for extra in [&[][..], &["--no-fallback"]] {
+        let mut evaluate = passk(["evaluate", "--partial", "--k", "1", "--timeout", "10"]);
+        evaluate.args(extra);
+        let dir = tempfile::tempdir().unwrap();
+        let (finished, judged) = evaluate_samples(evaluate, dir.path(), &problems, &as_samples(&samples));
+        assert_eq!(finished.code, Some(0), "{extra:?}: pass@k is reported: {}", finished.stderr);
+        let statuses: Vec<&str> = judged.iter().map(|r| r["status"].as_str().unwrap()).collect();
+        assert_eq!(statuses, ["passed", "failed"], "{extra:?}: {judged:#?}");
+        assert!(judged.iter().all(|r| r["verdicts"] != "in-process"), "{judged:#?}");
+        assert!(
+            judged[1]["detail"].as_str().unwrap().contains("this sample's own answers made them unjudgeable"),
+            "{}",
+            judged[1]
+        );
+        assert!(finished.stdout.contains("pass@1 "), "{extra:?}: {}", finished.stdout);
+    }
 }
 
 /// The wire format's own unit tests (`tests/interpreter`), run under the real

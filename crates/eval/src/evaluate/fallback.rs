@@ -7,9 +7,13 @@
 //! reference harness runs them (each results line says `"verdicts": "in-process"`). A
 //! sample that is unjudgeable where the canonical solution is not made its tests so by
 //! its own answers, and fails. A problem without a canonical solution cannot be told
-//! either way, and its unjudgeable samples stay so. `--no-fallback` keeps every
-//! unjudgeable verdict, and pass@k withheld, for users (reinforcement learning) who
-//! want no sample's verdict decided in the candidate's own process.
+//! either way, and its unjudgeable samples stay so. `--no-fallback`, for users
+//! (reinforcement learning) who want no sample's verdict decided in the candidate's own
+//! process, judges nothing in process: a problem that would fall back keeps its
+//! unjudgeable verdicts, and pass@k withheld. The canonical solutions are run all the
+//! same, since a sample unjudgeable by its own doing must fail there too: else a wrong
+//! candidate could withhold a whole run's pass@k and leave itself out of its problem's
+//! count.
 //!
 //! The decision is the journal's, once made: each sample judged in process is recorded
 //! the moment its verdict comes, marked `"verdicts": "in-process"`, and a problem with
@@ -42,7 +46,8 @@ pub enum Fallback {
 
 /// Decides anew, as the module says, the samples of the problems in `unjudgeable` (task
 /// ids) and of the problems the journal already has judged in process, recording every
-/// verdict in `journal`, on the run's `pool`.
+/// verdict in `journal`, on the run's `pool`; judges samples in process only when
+/// `fall_back`.
 #[allow(clippy::too_many_arguments)]
 pub async fn decide(
     pool: &mut Pool,
@@ -51,6 +56,7 @@ pub async fn decide(
     recorded: &Recorded,
     extract: bool,
     unjudgeable: &[String],
+    fall_back: bool,
     interrupt: &CancellationToken,
     events: &EventSink,
 ) -> Result<Fallback, EvalError> {
@@ -73,10 +79,8 @@ pub async fn decide(
         .collect();
     let mut falls_back = decided_before;
     if canonical_programs.iter().any(Option::is_some) {
-        info!(
-            events,
-            "running the canonical solutions of the problems with unjudgeable samples, to tell which fall back"
-        );
+        let why = if fall_back { "to tell which fall back" } else { "to tell which samples made themselves so" };
+        info!(events, "running the canonical solutions of the problems with unjudgeable samples, {why}");
         let batch = pool.batch();
         let canonical = canonical::run_programs(pool, batch, canonical_programs, 1, None, interrupt).await?;
         let mut judgeable = BTreeSet::new();
@@ -94,6 +98,9 @@ pub async fn decide(
                 journal.amend(recorded, index, &verdict, |marks| marks.verdicts = Some("judge".into()))?;
             }
         }
+    }
+    if !fall_back {
+        return Ok(Fallback::Done);
     }
     // Every sample of a problem that falls back is judged in process, whatever it got
     // in judge mode, but for those the journal already has so judged.

@@ -450,7 +450,7 @@ impl Concluded {
         let unjudgeable = tally.unjudgeable_problems();
         // A problem judged in process before an interrupt may have samples left to judge.
         let fell_back_before = !recorded.judged_in_process().is_empty();
-        if stopped.is_none() && options.fallback && (fell_back_before || !unjudgeable.is_empty()) {
+        if stopped.is_none() && (fell_back_before || !unjudgeable.is_empty()) {
             let ended = fallback::decide(
                 &mut pool,
                 prepared,
@@ -458,6 +458,7 @@ impl Concluded {
                 &recorded,
                 options.extract,
                 &unjudgeable,
+                options.fallback,
                 interrupt,
                 events,
             )
