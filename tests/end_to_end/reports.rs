@@ -170,6 +170,36 @@ fn the_markdown_report_says_the_same_in_tables() {
     assert!(refused.stderr.contains("must end in .html or .md"), "{}", refused.stderr);
 }
 
+/// Guards against candidate text becoming markup of the Markdown report: a failure's
+/// detail went into its cell raw but for `|` and newlines, so a candidate's exception
+/// could put HTML, an image or a link (a score of its own) into a pull request's comment.
+#[test]
+fn what_a_candidate_wrote_is_plain_text_in_the_markdown_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.jsonl");
+    let forged = "line 3: </td><script>alert(1)</script><img src=x onerror=alert(2)> ![pass@1 1.0](http://x/y.png) \
+                  [ok](http://x) `code` **bold** | cell\n| pass@1 | 1.0000 |\r\u{1b}[2J end";
+    passk_tests::write_jsonl(
+        &results,
+        &[
+            serde_json::json!({"task_id": "t/0", "passed": false, "status": "failed", "detail": forged}),
+            serde_json::json!({"task_id": "t/0", "passed": true, "status": "passed"}),
+        ],
+    );
+    let report = dir.path().join("report.md");
+    let scored = finish(passk(["score"]).arg(&results).arg("--report").arg(&report));
+    assert_eq!(scored.code, Some(0), "{}", scored.stderr);
+    let text = std::fs::read_to_string(&report).unwrap();
+    let row = text.lines().find(|line| line.starts_with("| t/0 |")).unwrap_or_else(|| panic!("{text}"));
+    for raw in ["<script", "<img", "</td>", "![", "[ok]", "`code`", "**bold**", "\u{1b}", "\r"] {
+        assert!(!text.contains(raw), "{raw:?} reached the report raw: {row}");
+    }
+    assert!(!text.lines().any(|line| line.starts_with("| pass@1 | 1.0000")), "a forged row: {text}");
+    // The row keeps its 7 cells: every `|` of the detail is escaped.
+    assert_eq!(row.replace("\\|", "").matches('|').count(), 8, "{row}");
+    assert!(row.contains("&lt;script&gt;alert(1)&lt;/script&gt;") && row.ends_with(" end |"), "{row}");
+}
+
 /// A page that opens the report in a frame, clicks its headings, and writes down the
 /// order of the rows after each click.
 const SORTER: &str = r##"<html><body><pre id="out">waiting</pre>

@@ -177,9 +177,20 @@ fn render(target: &ReportPath, (name, template): (&str, &str), context: &impl Se
     environment.set_auto_escape_callback(|name| {
         if name.ends_with(".html") {
             minijinja::AutoEscape::Html
+        } else if name.ends_with(".md") {
+            MARKDOWN
         } else {
             minijinja::AutoEscape::None
         }
+    });
+    environment.set_formatter(|out, state, value| {
+        if state.auto_escape() != MARKDOWN || value.is_safe() {
+            return minijinja::escape_formatter(out, state, value);
+        }
+        if !value.is_undefined() {
+            out.write_str(&markdown_escape(&value.to_string()))?;
+        }
+        Ok(())
     });
     let template_error = |e: minijinja::Error| ReportError::Document { message: e.to_string() };
     environment.add_template("sortable.js", include_str!("sortable.js")).map_err(template_error)?;
@@ -187,6 +198,35 @@ fn render(target: &ReportPath, (name, template): (&str, &str), context: &impl Se
     let text = environment.get_template(name).and_then(|t| t.render(context)).map_err(template_error)?;
     passk_formats::write::write_atomically(&target.path, text.as_bytes())
         .map_err(|source| ReportError::Write { path: target.path.display().to_string(), source })
+}
+
+/// The Markdown templates' escaping: every value they show is escaped as
+/// [`markdown_escape`] says, as the HTML templates' are for HTML.
+const MARKDOWN: minijinja::AutoEscape = minijinja::AutoEscape::Custom("markdown");
+
+/// `text` as plain text in a Markdown table's cell: what the samples and the candidates
+/// wrote (task ids, failure details) must not become markup of the report's, so that a
+/// candidate cannot put an image, a link or HTML (a score of its own) into a pull
+/// request's comment, nor end a cell or a row. Markdown's punctuation is escaped with a
+/// backslash, HTML's with entities, line breaks become spaces and other control
+/// characters (terminal escapes) are dropped.
+fn markdown_escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '!' | '#' => {
+                escaped.push('\\');
+                escaped.push(c);
+            }
+            '\n' | '\r' | '\t' => escaped.push(' '),
+            c if c.is_control() => {}
+            c => escaped.push(c),
+        }
+    }
+    escaped
 }
 
 /// Everything a comparison's report shows.
