@@ -24,6 +24,13 @@ from . import calls, cleanup, confine, judge, stdio, wire
 from .harness_link import HarnessLink, Lost
 
 _HEADER = 4
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+# What a judge may keep resident after a sample before it is replaced: the most, and
+# the share of a sample's memory limit.
+_KEPT_MOST = 256 << 20
+_KEPT_SHARE = 8
+# A fresh judge's own: the interpreter, the driver and the suites it holds.
+_KEPT_LEAST = 64 << 20
 # The judge's descriptors: its socket to the driver, and its line to the harness.
 CONTROL_FD = 3
 LINK_FD = 4
@@ -242,6 +249,24 @@ class JudgeProcess:
                     raise JudgeLost(f"the judge hung up while {doing}")
                 reader.feed(data)
         return reader.fields
+
+    def retire_if_holding(self, request):
+        """Stops a judge that kept more memory after its sample than a fresh one would
+        hold, so that the next sample starts another. The judge's memory counts against
+        each sample it judges (see serve), and what a sample's answers took there may
+        stay with the process after they are freed (the allocator keeps its heap): a
+        candidate could so leave the next samples, honest ones, short of memory."""
+        if self.pid is None:
+            return
+        memory = request.get("memory_bytes")
+        limit = min(_KEPT_MOST, memory // _KEPT_SHARE) if memory else _KEPT_MOST
+        try:
+            with open(f"/proc/{self.pid}/statm", "rb") as statm:
+                resident = int(statm.read().split()[1]) * _PAGE
+        except (OSError, ValueError, IndexError):
+            return
+        if resident > max(limit, _KEPT_LEAST):
+            self.stop()
 
     def taken_loss(self):
         """Whether a judge was lost since the last call; the harness forgets what it

@@ -475,6 +475,8 @@ def _execute(request, context, timeout, start, decided=None, written=None):
         fields = _verdict(request, processes, watch, seen, timeout)
     # Before the verdict goes out, which says whether the judge was lost.
     processes.release_judge()
+    if processes.judge is not None:
+        processes.judge.retire_if_holding(request)
     out, err = processes.streams.values()
     execution = Execution(fields, duration, out, err, seen.peak, seen.cpu, processes.candidate.status)
     if decided is not None and fields is not None:

@@ -940,9 +940,11 @@ _SIGN_BYTES = bytes(0 if byte < 0x80 else 0xFF for byte in range(256))
 
 
 # Namedtuple types rebuilt here, by name and fields, so that many values of one type
-# make one class.
+# make one class. Only small ones are kept: the judge outlives its samples, and a
+# candidate's types of long names would pile up here.
 _NAMEDTUPLES = {}
 _NAMEDTUPLES_KEPT = 256
+_NAMEDTUPLE_KEPT_CHARS = 1024
 
 
 class _Decoder:
@@ -1090,7 +1092,8 @@ class _Decoder:
                 kind = collections.namedtuple(name, fields)
             except (ValueError, TypeError) as error:
                 raise Malformed(f"a namedtuple that cannot be made: {shorten(str(error), 80)}") from None
-            if len(_NAMEDTUPLES) < _NAMEDTUPLES_KEPT:
+            small = len(name) + sum(map(len, fields)) <= _NAMEDTUPLE_KEPT_CHARS
+            if small and len(_NAMEDTUPLES) < _NAMEDTUPLES_KEPT:
                 _NAMEDTUPLES[key] = kind
         return kind._make(items), at
 

@@ -78,3 +78,49 @@ fn socket_buffers_count_against_the_samples_memory() {
     assert!(parked <= (LIMIT_MIB << 20) + slack, "it parked no more than the limit: {parker}");
     assert!(peak >= parked, "what it parked counts in its peak: {parker}");
 }
+
+/// The body of basic/0 that passes, after holding `mib` MiB for a moment; `tag` keeps
+/// each sample's program its own, so that none shares another's verdict.
+fn honest_holding(mib: u64, tag: &str) -> String {
+    format!("    # {tag}\n    held = b'a' * ({mib} << 20)\n    del held\n{}", correct_body())
+}
+
+/// Guards against a candidate leaving the judge holding memory that the next samples on
+/// its slot were charged for: the judge outlives its samples and counts against each
+/// one's memory, and what a wrong answer's values took there stayed with the process
+/// after they were freed (the allocator kept its heap), and so did the classes of the
+/// long-named namedtuples it sent. An honest sample that fitted its limit before such a
+/// candidate ran out of memory after it. A judge that kept more than a fresh one would
+/// is replaced after its sample.
+#[test]
+fn a_candidate_cannot_leave_the_judge_holding_memory_for_the_next_sample() {
+    let _machine = machine_to_myself();
+    let heap = "    import pydoc_data.topics\n    return [('x' * 1000 + str(i)) for i in range(300000)] + \
+                [pydoc_data.topics]\n";
+    let namedtuples = "    big = 'f' * 1100000\n    out = []\n    for i in range(20):\n        \
+                       kind = type('S0_%d' % i, (tuple,), {'_fields': (big,), '_make': None})\n        \
+                       out.append(kind((1,)))\n    return out\n";
+    let completions = [
+        honest_holding(880, "before"),
+        heap.to_owned(),
+        honest_holding(880, "after the heap"),
+        namedtuples.to_owned(),
+        honest_holding(880, "after the namedtuples"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    let records: Vec<_> = completions.iter().map(|c| json!({"task_id": "basic/0", "completion": c})).collect();
+    write_jsonl(&samples, &records);
+    let results = dir.path().join("results.jsonl");
+    let finished = finish(
+        passk(["evaluate"])
+            .arg(&samples)
+            .args(["--problems", "basic", "--partial", "--k", "1", "--jobs", "1", "--timeout", "60", "--no-dedup"])
+            .args(["--memory-limit", "1024", "--results"])
+            .arg(&results),
+    );
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let results = read_jsonl(&results);
+    let statuses: Vec<&str> = results.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["passed", "failed", "passed", "failed", "passed"], "{results:#?}");
+}

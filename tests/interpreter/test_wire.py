@@ -242,6 +242,20 @@ class Subclasses(unittest.TestCase):
         self.assertNotEqual(back, (3, 4))
         self.assertEqual(back, (1, 2))
 
+    def test_only_small_namedtuple_types_are_kept_for_later_values(self):
+        # Guards against a candidate piling long-named types up in the judge, which
+        # outlives its samples: each is made for its value and let go.
+        long_field = "f" * 100_000
+        Long = collections.namedtuple("Long", [long_field])
+        before = len(wire._NAMEDTUPLES)
+        back = wire.decode(wire.encode(Long(1)))
+        self.assertEqual(back, (1,))
+        self.assertEqual(type(back)._fields, (long_field,))
+        self.assertEqual(len(wire._NAMEDTUPLES), before)
+        Short = collections.namedtuple("Short", "a")
+        wire.decode(wire.encode(Short(1)))
+        self.assertEqual(len(wire._NAMEDTUPLES), before + 1, "a small type is kept")
+
 
 class Handles(unittest.TestCase):
     """Handles between a candidate's table and a judge's Handles, in one process here:
