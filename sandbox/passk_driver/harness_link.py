@@ -57,6 +57,9 @@ class HeldSuite:
                 self.compiled = (judge.compile_prompt(code["prompt"]), compile(code["test"], judge.TEST_FILE, "exec"),
                                  code["test"].splitlines(), code.get("asserts", []), judge.used_names(code["test"]),
                                  code.get("call", "check"), judge.imported_names(code.get("solution", "")))
+            except MemoryError:
+                # The judge's state, not the problem's: never kept as the problem's verdict.
+                raise
             except Exception as exc:
                 detail = f"the problem's code does not compile: {type(exc).__name__}: {exc}"
                 self.compiled = judge.Record("unjudgeable", detail, f"failed: {exc}")
@@ -71,6 +74,8 @@ class HeldSuite:
             spec.update(self.data["phases"][index])
             try:
                 phase = calls.Phase(spec)
+            except MemoryError:
+                raise
             except Exception as exc:
                 detail = f"the problem's inputs or outputs cannot be read: {type(exc).__name__}: {exc}"
                 phase = judge.Record("unjudgeable", detail, "failed: unreadable problem")
