@@ -12,6 +12,11 @@ One file a job:
     stdio.py      standard-input problems: a run per test, and comparing what it printed
     kept.py       the most recently used suites, kept in step across processes
     wire.py       the plain data that crosses between judge and candidate
+    handles.py    what only the candidate defines, used by the tests through handles
+    expected.py   a phase's expected outputs in the judge, kept as their encodings
+    sources.py    each sample's code, handed over as a memory file only it reads
+    forking.py    forking a sample's process without the interpreter's at-fork hooks
+    cgroup.py     the sample's control group, where the run has one
     seccomp.py    the system-call filter candidates run under
     confine.py    what a forked process gives up before it runs anything
     cleanup.py    killing what a sample left running, and emptying its directory

@@ -69,8 +69,7 @@ def _first_difference(got_lines, expected_lines):
     """What is wrong, as `compare` says it, of lines that do not match: their count, or
     the first line that differs."""
     if len(got_lines) != len(expected_lines):
-        expected = "nothing" if _empty(expected_lines) else len(expected_lines)
-        return f"printed {_printed(got_lines)}", f", expected {expected}"
+        return f"printed {_printed(got_lines)}", f", expected {_printed(expected_lines)}"
     for number, (a, b) in enumerate(zip(got_lines, expected_lines), 1):
         if a != b:
             return _wrong_line(number, a, b)

@@ -84,7 +84,7 @@ fn a_candidate_finds_no_expected_output_in_the_memory_it_was_forked_from() {
 
     // The wrong answers are told what was expected: the harness has it from the judge.
     assert_eq!(results[0]["failure"]["expected"], "'2\\n10\\n'", "{}", results[0]);
-    assert!(results[0]["detail"].as_str().unwrap().ends_with("printed 1 line, expected 2"), "{}", results[0]);
+    assert!(results[0]["detail"].as_str().unwrap().ends_with("printed 1 line, expected 2 lines"), "{}", results[0]);
     assert_eq!(results[2]["phases"][0]["failure"]["expected"], "[0, 1]", "{}", results[2]);
     assert!(results[2]["detail"].as_str().unwrap().ends_with("returned [9, 9], expected [0, 1]"), "{}", results[2]);
 

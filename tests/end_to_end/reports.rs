@@ -170,6 +170,32 @@ fn the_markdown_report_says_the_same_in_tables() {
     assert!(refused.stderr.contains("must end in .html or .md"), "{}", refused.stderr);
 }
 
+/// Guards against a report of a `--partial` run reading as the whole set's: the table
+/// said "over 3 of 24 problems", the documents only "3 problems".
+#[test]
+fn a_report_of_some_of_the_problems_says_they_are_a_subset() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = std::fs::read_to_string(repo_root().join("problems/basic-samples.jsonl")).unwrap();
+    let some: String = all
+        .lines()
+        .filter(|line| ["\"basic/0\"", "\"basic/1\"", "\"basic/2\""].iter().any(|id| line.contains(id)))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let samples = dir.path().join("samples.jsonl");
+    std::fs::write(&samples, some).unwrap();
+    for report in ["report.md", "report.html"] {
+        let finished = finish(
+            passk(["evaluate"])
+                .arg(&samples)
+                .args(["--problems", "basic", "--partial", "--k", "1", "--restart", "--report"])
+                .arg(dir.path().join(report)),
+        );
+        assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+        let text = std::fs::read_to_string(dir.path().join(report)).unwrap();
+        assert!(text.contains("3 problems") && text.contains("a subset of the 24 of the problem set"), "{text}");
+    }
+}
+
 /// Guards against candidate text becoming markup of the Markdown report: a failure's
 /// detail went into its cell raw but for `|` and newlines, so a candidate's exception
 /// could put HTML, an image or a link (a score of its own) into a pull request's comment.

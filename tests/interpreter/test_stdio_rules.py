@@ -105,15 +105,15 @@ class Overrides(unittest.TestCase):
     def test_a_wrong_line_is_named(self):
         self.assertEqual(stdio.compare("1\n5\n3", "1\n2\n3", "livecodebench"), ("line 2 is '5'", ", expected '2'"))
         self.assertEqual(stdio.compare("1\n5\n3", "1\n2\n3", "code-contests"), ("line 2 is '5'", ", expected '2'"))
-        self.assertEqual(stdio.compare("1\n2", "1\n2\n3", "apps"), ("printed 2 lines", ", expected 3"))
+        self.assertEqual(stdio.compare("1\n2", "1\n2\n3", "apps"), ("printed 2 lines", ", expected 3 lines"))
 
     def test_a_count_of_lines_is_said_in_words(self):
         # Regression: a program that printed nothing was said to have "printed 1 lines",
         # the one empty line its stripped output splits into.
         for rule in stdio.RULES:
-            self.assertEqual(stdio.compare("", "1\n2", rule), ("printed nothing", ", expected 2"), rule)
-            self.assertEqual(stdio.compare(" \n", "1\n2", rule), ("printed nothing", ", expected 2"), rule)
-            self.assertEqual(stdio.compare("1", "1\n2", rule), ("printed 1 line", ", expected 2"), rule)
+            self.assertEqual(stdio.compare("", "1\n2", rule), ("printed nothing", ", expected 2 lines"), rule)
+            self.assertEqual(stdio.compare(" \n", "1\n2", rule), ("printed nothing", ", expected 2 lines"), rule)
+            self.assertEqual(stdio.compare("1", "1\n2", rule), ("printed 1 line", ", expected 2 lines"), rule)
             self.assertEqual(stdio.compare("1\n2", "", rule), ("printed 2 lines", ", expected nothing"), rule)
 
 

@@ -236,10 +236,12 @@ fn mismatch_message(options: &CompareOptions, only_a: &[&String], only_b: &[&Str
             format!("{} has {problems} that {} lacks ({named})", has.display(), lacks.display())
         })
         .collect();
-    format!(
-        "the problem sets differ: {}; add --intersect to compare on the {common} problems both have",
-        parts.join("; ")
-    )
+    let remedy = match common {
+        0 => "they have no problem in common, so they are results of different problem sets".to_owned(),
+        1 => "add --intersect to compare on the 1 problem both have".to_owned(),
+        common => format!("add --intersect to compare on the {common} problems both have"),
+    };
+    format!("the problem sets differ: {}; {remedy}", parts.join("; "))
 }
 
 fn summary_json(

@@ -45,9 +45,9 @@ pub enum CommandError {
     NoCanonicalSolutions { path: String, problems: usize },
     #[error("cannot score")]
     Score(#[from] passk_scorer::SummaryError),
-    #[error("{errors} samples have no verdict (infrastructure errors), so pass@k is unknown")]
+    #[error("{} no verdict (infrastructure errors), so pass@k is unknown", if *errors == 1 { "1 sample has".to_owned() } else { format!("{errors} samples have") })]
     IncompleteResults { errors: u64 },
-    #[error("{failing} canonical solutions fail")]
+    #[error("{}", if *failing == 1 { "1 canonical solution fails".to_owned() } else { format!("{failing} canonical solutions fail") })]
     InvalidProblems { failing: usize },
     #[error("{} cannot be judged: {}; {}", passk_report::words::plural(.problems.len(), "problem"), .problems.join(", "), .why.hint())]
     Unjudgeable { problems: Vec<String>, why: UnjudgeableBecause },

@@ -98,7 +98,7 @@ impl JsonlReader {
         Some(self.next_text()?.and_then(|(line, text)| match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(object)) => Ok((line, object)),
             Ok(_) => Err(InputError::NotObject { path: source, line }),
-            Err(error) => Err(InputError::Json { path: source, line, message: error.to_string() }),
+            Err(error) => Err(InputError::Json { path: source, line, message: within_line(&error) }),
         }))
     }
 
@@ -139,3 +139,16 @@ impl Iterator for JsonlReader {
         self.next_record()
     }
 }
+/// serde_json's message for an error in one line's text, placed by its column: its own
+/// "line 2 column 0" counts within the text, beside the file's line number the error
+/// already names.
+fn within_line(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let bare = text.rsplit_once(" at line ").map_or(text.as_str(), |(bare, _)| bare);
+    if error.is_eof() {
+        format!("{bare}: the line ends before its JSON value does")
+    } else {
+        format!("{bare} at column {}", error.column())
+    }
+}
+

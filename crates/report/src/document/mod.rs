@@ -78,6 +78,9 @@ struct Context {
     source: String,
     samples: u64,
     problems: usize,
+    /// How many problems the set holds, when the samples cover only some (`--partial`):
+    /// a score over a subset must not read as the whole set's.
+    subset_of: Option<usize>,
     scores: Vec<ScoreRow>,
     statuses: Vec<StatusRow>,
     chart: String,
@@ -136,6 +139,7 @@ pub fn write_if_complete(
         source: results.display().to_string(),
         samples,
         problems: report.tally.problems(),
+        subset_of: report.subset.as_ref().map(|subset| subset.of),
         scores,
         statuses: report
             .tally
