@@ -244,7 +244,10 @@ fn standard_input_problems_run_as_main_and_stop_at_the_first_wrong_test() {
     assert_eq!(double["passed"], false);
     assert_eq!(double["tests"], json!({"passed": 2, "run": 3, "total": 4}), "{double}");
     assert!(
-        double["detail"].as_str().unwrap().starts_with("wrong answer on test 3 of 4: printed 2 lines, expected 3 lines"),
+        double["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("wrong answer on test 3 of 4: printed 2 lines, expected 3 lines"),
         "{double}"
     );
     assert_eq!(results[1]["passed"], true, "{}", results[1]);

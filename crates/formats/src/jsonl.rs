@@ -151,4 +151,3 @@ fn within_line(error: &serde_json::Error) -> String {
         format!("{bare} at column {}", error.column())
     }
 }
-
