@@ -25,10 +25,10 @@ from .harness_link import HarnessLink, Lost
 
 _HEADER = 4
 _PAGE = os.sysconf("SC_PAGE_SIZE")
-# What a judge may keep resident after a sample before it is replaced: the most, and
-# the share of a sample's memory limit.
-_KEPT_MOST = 256 << 20
+# What a judge may keep resident after a sample before it is replaced: a share of a
+# sample's memory limit, or without one, a fixed amount.
 _KEPT_SHARE = 8
+_KEPT_UNLIMITED = 512 << 20
 # A fresh judge's own: the interpreter, the driver and the suites it holds.
 _KEPT_LEAST = 64 << 20
 # The judge's descriptors: its socket to the driver, and its line to the harness.
@@ -259,7 +259,7 @@ class JudgeProcess:
         if self.pid is None:
             return
         memory = request.get("memory_bytes")
-        limit = min(_KEPT_MOST, memory // _KEPT_SHARE) if memory else _KEPT_MOST
+        limit = memory // _KEPT_SHARE if memory else _KEPT_UNLIMITED
         try:
             with open(f"/proc/{self.pid}/statm", "rb") as statm:
                 resident = int(statm.read().split()[1]) * _PAGE

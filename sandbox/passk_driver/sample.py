@@ -475,8 +475,6 @@ def _execute(request, context, timeout, start, decided=None, written=None):
         fields = _verdict(request, processes, watch, seen, timeout)
     # Before the verdict goes out, which says whether the judge was lost.
     processes.release_judge()
-    if processes.judge is not None:
-        processes.judge.retire_if_holding(request)
     out, err = processes.streams.values()
     execution = Execution(fields, duration, out, err, seen.peak, seen.cpu, processes.candidate.status)
     if decided is not None and fields is not None:
@@ -531,6 +529,9 @@ def run(request, context, send):
     """Runs one sample and sends its verdict with `send`; returns False if the harness
     went away instead."""
     def send_verdict(message):
+        # Between samples, never between a sample's phases: the harness learns of a
+        # judge lost only with a verdict, and until then believes it holds its suites.
+        context.judge.retire_if_holding(request)
         # A judge lost in this sample held suites the harness must send again.
         message["judge_lost"] = context.judge.taken_loss()
         send(message)

@@ -61,7 +61,7 @@ fn results_with_infrastructure_errors_get_no_pass_at_k() {
     let finished = finish(passk(["score"]).arg(&results).arg("--summary").arg(&summary));
     assert_eq!(finished.code, Some(3), "{}", finished.stderr);
     assert!(finished.stdout.contains("not reported"), "{}", finished.stdout);
-    assert!(finished.stderr.contains("1 samples have no verdict"), "{}", finished.stderr);
+    assert!(finished.stderr.contains("1 sample has no verdict"), "{}", finished.stderr);
     let summary: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
     assert_eq!(summary["complete"], false);
     assert!(summary.get("pass@1").is_none());

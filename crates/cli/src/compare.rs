@@ -205,6 +205,7 @@ pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
             chart: String::new(),
         };
         document::write_comparison(target, comparison)?;
+        crate::say::written(document::Written::Report, target);
     }
     if let Some(path) = &options.summary {
         let summary = summary_json(options, &compared, (wins, losses, ties), &by, &largest, common.len(), mismatch);

@@ -61,7 +61,10 @@ pub fn publish(report: &Report<'_>, summary: Option<&Path>) -> Result<(), Comman
 
 /// Says why a report asked for was not written.
 pub fn written(written: Written, target: &ReportPath) {
-    if written == Written::NothingToReport {
-        say!("warning: no report written to {}: there is no pass@k to report", target.path.display());
+    match written {
+        Written::Report => say!("report: {}", target.path.display()),
+        Written::NothingToReport => {
+            say!("warning: no report written to {}: there is no pass@k to report", target.path.display())
+        }
     }
 }

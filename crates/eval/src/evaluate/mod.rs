@@ -588,8 +588,11 @@ fn publish(
             gathered,
             &options.uncertainty,
         )?;
-        if written == document::Written::NothingToReport {
-            warning!(events, "no report written to {}: there is no pass@k to report", target.path.display());
+        match written {
+            document::Written::Report => info!(events, "report: {}", target.path.display()),
+            document::Written::NothingToReport => {
+                warning!(events, "no report written to {}: there is no pass@k to report", target.path.display())
+            }
         }
     }
     Ok(())
