@@ -275,13 +275,49 @@ fn compare_warns_that_one_sample_per_problem_is_noisy() {
     results_file(&b, 10, &[9, 1, 8, 7, 2, 9], &["g"]);
     let compared = finish(passk(["compare"]).arg(&a).arg(&b));
     assert_eq!(compared.code, Some(0), "{}", compared.stderr);
-    let warnings: Vec<&str> = compared.stderr.lines().filter(|line| line.starts_with("warning")).collect();
+    let warnings: Vec<&str> = compared.stderr.lines().filter(|line| line.contains("one sample each")).collect();
     assert_eq!(warnings.len(), 1, "{}", compared.stderr);
     assert!(warnings[0].contains(&format!("{}: 6 of 6 problems have one sample each", a.display())), "{}", warnings[0]);
     assert!(warnings[0].contains("noisy"), "{}", warnings[0]);
     results_file(&a, 10, &[9, 1, 8, 7, 2, 9], &["g"]);
     let steady = finish(passk(["compare"]).arg(&a).arg(&b));
-    assert!(!steady.stderr.contains("warning"), "{}", steady.stderr);
+    assert!(!steady.stderr.contains("one sample each"), "{}", steady.stderr);
+}
+
+/// Regression: `compare` of two runs over two problems that both differ by the same
+/// amount printed a standard error of 0 and p < 0.0001 with no word of caution, where a
+/// normal approximation over so few problems means little; it warns below 30 problems,
+/// and only then, and says "1 problem", not "1 problems".
+#[test]
+fn compare_warns_that_few_problems_make_its_errors_rough() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    results_file(&a, 10, &[8, 9], &["g"]);
+    results_file(&b, 10, &[5, 6], &["g"]);
+    let compared = finish(passk(["compare"]).arg(&a).arg(&b));
+    assert_eq!(compared.code, Some(0), "{}", compared.stderr);
+    assert!(compared.stdout.contains("< 0.0001") || compared.stdout.contains("0.0000"), "{}", compared.stdout);
+    assert!(
+        compared.stderr.contains(
+            "warning: 2 problems in common: the standard error, interval and p rest on a normal approximation"
+        ),
+        "{}",
+        compared.stderr
+    );
+    let passes: Vec<u64> = (0..30).map(|i| i % 10).collect();
+    results_file(&a, 10, &passes, &["g"]);
+    results_file(&b, 10, &passes, &["g"]);
+    let enough = finish(passk(["compare"]).arg(&a).arg(&b));
+    assert_eq!(enough.code, Some(0), "{}", enough.stderr);
+    assert!(!enough.stderr.contains("normal approximation"), "{}", enough.stderr);
+    results_file(&a, 10, &[8], &["g"]);
+    results_file(&b, 10, &[5], &["g"]);
+    let single = finish(passk(["compare"]).arg(&a).arg(&b));
+    assert!(
+        single.stdout.contains("(1 problem)\n") && single.stdout.contains("of 1 problem (pass@1)"),
+        "{}",
+        single.stdout
+    );
 }
 
 /// Regression: problems with equal differences were listed by their ids as text, so that

@@ -15,9 +15,15 @@ use passk_formats::InputError;
 use passk_report::document::{self, Comparison, ReportPath};
 use passk_report::gather::Gathered;
 use passk_report::tally::Tally;
+use passk_report::words::plural;
 
 /// How many of the largest per-problem differences are listed.
 const LARGEST: usize = 10;
+/// How many problems the normal approximation behind the standard error, the interval
+/// and p wants before they mean what they say: the usual rule of thumb for the central
+/// limit theorem. With fewer, two problems that both differ by +0.3 give a standard
+/// error of 0 and p < 0.0001.
+const ENOUGH_PROBLEMS: usize = 30;
 
 #[derive(Debug)]
 pub struct CompareOptions {
@@ -95,6 +101,13 @@ pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
     for (tally, path) in [(a, &options.a), (b, &options.b)] {
         warn_if_single_samples(tally, path, &common);
     }
+    if common.len() > 1 && common.len() < ENOUGH_PROBLEMS {
+        say!(
+            "warning: {} in common: the standard error, interval and p rest on a normal approximation that wants \
+             about {ENOUGH_PROBLEMS} or more, so read them as rough",
+            plural(common.len(), "problem")
+        );
+    }
     let groups = gathered_a.groups(&common).map(|groups| groups.of_problem);
     let mut compared = Vec::new();
     for metric in [Metric::PassAt, Metric::PassHat] {
@@ -133,8 +146,8 @@ pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
     let largest: Vec<&(String, f64, f64)> = per_problem.iter().filter(|(_, a, b)| a != b).take(LARGEST).collect();
 
     let mut out = String::new();
-    out.push_str(&format!("A  {} ({} problems)\n", options.a.display(), a.problems()));
-    out.push_str(&format!("B  {} ({} problems)\n", options.b.display(), b.problems()));
+    out.push_str(&format!("A  {} ({})\n", options.a.display(), plural(a.problems(), "problem")));
+    out.push_str(&format!("B  {} ({})\n", options.b.display(), plural(b.problems(), "problem")));
     if mismatch {
         out.push_str(&format!(
             "compared on the {} problems both have ({} only in A, {} only in B, left out)\n",
@@ -162,7 +175,10 @@ pub fn compare(options: &CompareOptions) -> Result<(), CommandError> {
             }
         }
     }
-    out.push_str(&format!("A wins {wins}, loses {losses}, ties {ties} of {} problems ({by})\n", per_problem.len()));
+    out.push_str(&format!(
+        "A wins {wins}, loses {losses}, ties {ties} of {} ({by})\n",
+        plural(per_problem.len(), "problem")
+    ));
     if !largest.is_empty() {
         out.push_str(&format!("largest differences ({by}):\n"));
         for (id, a_value, b_value) in &largest {

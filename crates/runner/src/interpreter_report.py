@@ -15,8 +15,6 @@ if sys.version_info < (3, 9):
     print(json.dumps(report))
     raise SystemExit(0)
 
-import importlib.metadata
-import importlib.util
 import site
 import sysconfig
 
@@ -54,6 +52,14 @@ def top_level(path):
     return None
 
 
+def metadata():
+    """importlib.metadata, imported only when a package is asked about: it takes a
+    quarter of the report's time, paid by every run."""
+    import importlib.metadata
+
+    return importlib.metadata
+
+
 def names_of(distribution):
     """The import names a distribution provides: its top_level.txt, or the first part of
     each file it installed (numpy, numpy.libs and numpy.py all give numpy)."""
@@ -68,8 +74,8 @@ def not_an_import_name(name):
     """Why `name` cannot be imported: not installed, or (PyYAML) the name of a
     distribution, installed, whose import names are others (yaml)."""
     try:
-        distribution = importlib.metadata.distribution(name)
-    except (importlib.metadata.PackageNotFoundError, ValueError):
+        distribution = metadata().distribution(name)
+    except (metadata().PackageNotFoundError, ValueError):
         return "not installed"
     provides = sorted(n for n in names_of(distribution) if n.isidentifier() and not n.startswith("_"))
     if not provides:
@@ -82,6 +88,8 @@ def allowed(name):
     """Every file and directory of the package `name` in the package directories: its
     own, and those its distribution installed beside it (the libraries a wheel vendors
     in NAME.libs, compiled extensions, its metadata)."""
+    import importlib.util
+
     try:
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError):
@@ -92,7 +100,7 @@ def allowed(name):
     if not any(inside(os.path.realpath(place), packages) for place in places):
         return {"name": name, "error": "part of the standard library, which candidates always see"}
     entries = {top_level(place) for place in places}
-    for distribution in importlib.metadata.distributions():
+    for distribution in metadata().distributions():
         if name not in names_of(distribution):
             continue
         metadata = getattr(distribution, "_path", None)
