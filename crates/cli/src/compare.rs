@@ -248,7 +248,7 @@ fn mismatch_message(options: &CompareOptions, only_a: &[&String], only_b: &[&Str
         .iter()
         .filter(|(_, _, only)| !only.is_empty())
         .map(|(has, lacks, only)| {
-            let problems = passk_report::words::plural(only.len(), "problem");
+            let problems = plural(only.len(), "problem");
             let named = passk_report::words::first_few(only, 5);
             format!("{} has {problems} that {} lacks ({named})", has.display(), lacks.display())
         })
