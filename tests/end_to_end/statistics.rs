@@ -65,6 +65,12 @@ fn calc_gives_the_worked_examples() {
     assert_eq!(two["problems"].as_array().unwrap().len(), 2);
     assert!(two.get("pass@100").is_none());
 
+    // Regression: --n and --c beside --problem were taken as one more problem, and the
+    // "single problem" of --n was silently averaged with the others.
+    let mixed = finish(&mut passk(["calc", "--n", "10", "--c", "3", "--problem", "5,2"]));
+    assert_eq!(mixed.code, Some(2), "{}", mixed.stdout);
+    assert!(mixed.stderr.contains("'--n <N>' cannot be used with '--problem <N,C>'"), "{}", mixed.stderr);
+
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("counts.txt");
     std::fs::write(&file, "10,3\n{\"n\": 10, \"c\": 0}\n").unwrap();

@@ -340,8 +340,10 @@ impl UncertaintyArgs {
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("counts").required(true).multiple(true).args(["n", "problem", "file"])))]
 pub struct CalcArgs {
-    /// Samples of a single problem.
-    #[arg(long, requires = "c", allow_negative_numbers = true, value_parser = whole(1, u64::MAX))]
+    /// Samples of a single problem (with --c; several problems are given with --problem
+    /// or --file instead).
+    #[arg(long, requires = "c", conflicts_with_all = ["problem", "file"], allow_negative_numbers = true,
+          value_parser = whole(1, u64::MAX))]
     pub n: Option<u64>,
     /// Of those, how many pass.
     #[arg(long, requires = "n", allow_negative_numbers = true, value_parser = whole(0, u64::MAX))]
