@@ -271,6 +271,24 @@ fn the_table_shows_the_bootstrap_interval_and_no_shares_of_a_variance_of_zero() 
     assert_eq!(summary(&path)["variance"]["pass@1"]["within_share"], Value::Null);
 }
 
+/// Regression: with n = k (pass@10 of 10 samples a problem) the table left out the
+/// variance line of that k without a word, where the others had one; it says why.
+#[test]
+fn a_variance_that_cannot_be_split_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.jsonl");
+    results_file(&results, 10, &[10, 8, 9, 2, 7, 10, 0, 5], &["g"]);
+    let run = finish(passk(["score", "--k", "1,10"]).arg(&results));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().filter(|line| line.trim_start().starts_with("variance")).collect();
+    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    assert!(lines[0].contains("pass@1: ") && lines[0].contains("% sampling noise"), "{}", run.stdout);
+    assert_eq!(
+        lines[1],
+        "  variance      pass@10: not split: that needs more than 10 samples per problem, and 8 problems have 10 or fewer"
+    );
+}
+
 /// Regression: `compare` of two runs with one sample per problem said nothing of how
 /// noisy pass@k over one sample is; it warns, naming the file, and only then.
 #[test]

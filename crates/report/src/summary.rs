@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use crate::scores::Scores;
 use crate::tally::Tally;
-use crate::words::plural;
+use crate::words::{agree, plural};
 
 /// Everything a finished run reports.
 #[derive(Debug)]
@@ -111,8 +111,25 @@ impl Report<'_> {
             writeln!(out, "  {:<14}{:>8.4}  test-case average{bound}", "tests passed", average.mean)?;
         }
         for scored in &self.scores.scored {
-            let (Some(split), Metric::PassAt) = (scored.variance, scored.summary.metric()) else { continue };
+            if scored.summary.metric() != Metric::PassAt || !matches!(scored.summary, Summary::Estimated { .. }) {
+                continue;
+            }
             let name = scored.name();
+            let Some(split) = scored.variance else {
+                // The jackknife over a problem's samples leaves one out: it needs k of
+                // the n - 1 left.
+                let k = scored.summary.k();
+                let short = self.tally.counts().iter().filter(|(_, counts)| counts.n <= k).count();
+                if short > 0 {
+                    let reason = format!(
+                        "not split: that needs more than {k} samples per problem, and {} {} {k} or fewer",
+                        plural(short, "problem"),
+                        agree(short, "has", "have")
+                    );
+                    writeln!(out, "  {:<14}{name}: {reason}", "variance")?;
+                }
+                continue;
+            };
             if split.total > 0.0 {
                 let noise = (split.within_share() * 100.0).round();
                 let between = 100.0 - noise;
