@@ -263,6 +263,28 @@ fn standard_input_problems_run_as_main_and_stop_at_the_first_wrong_test() {
     assert!(run.stdout.contains(&format!("{:<14}3 s per test, ", "limits")), "{}", run.stdout);
 }
 
+/// Regression: with --extract, a standard-input program given as a `completion` was cut
+/// at a base model's stop sequences, as if it continued a prompt: a program with a main
+/// guard ran as `import sys` alone, one with a top-level `if` stopped before it, and both,
+/// right, failed.
+#[test]
+fn extract_keeps_a_standard_input_program_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let guarded = "import sys\n\ndef main():\n    data = sys.stdin.read().split()\n    t = int(data[0])\n    print('\\n'.join(str(2 * int(x)) for x in data[1:1 + t]))\n\nif __name__ == '__main__':\n    main()\n";
+    let flat = "n = int(input())\nif n >= 0:\n    print(f'{n / 3:.10f}')\n";
+    let samples = [
+        json!({"task_id": "passk_double", "completion": guarded}),
+        json!({"task_id": "passk_third", "completion": flat}),
+        json!({"task_id": "passk_third", "completion": format!("Here it is:\n```python\n{flat}```\n")}),
+    ];
+    let (_, results) = evaluate_set(dir.path(), &format_fixture("code-contests.jsonl"), &samples, &["--extract"]);
+    for (sample, result) in samples.iter().zip(&results) {
+        assert_eq!(result["passed"], true, "{sample}: {result}");
+        assert_ne!(result["extracted"]["rule"], "stop_sequence", "{result}");
+    }
+    assert_eq!(results[0]["extracted"]["code"], guarded, "{}", results[0]);
+}
+
 #[test]
 fn a_checker_program_decides_problems_with_many_right_answers() {
     let dir = tempfile::tempdir().unwrap();

@@ -122,7 +122,8 @@ impl Report<'_> {
                 let short = self.tally.counts().iter().filter(|(_, counts)| counts.n <= k).count();
                 if short > 0 {
                     let reason = format!(
-                        "not split: that needs more than {k} samples per problem, and {} {} {k} or fewer",
+                        "not split: that needs more than {} per problem, and {} {} {k} or fewer",
+                        plural(usize::try_from(k).unwrap_or(usize::MAX), "sample"),
                         plural(short, "problem"),
                         agree(short, "has", "have")
                     );

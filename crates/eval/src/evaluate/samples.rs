@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use passk_runner::{Candidate, Program};
+use passk_runner::{Candidate, Program, Tests};
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -233,8 +233,12 @@ fn each_pending(
         }
         let problem = &problems.problems[sample.problem];
         let candidate = if feed.extract {
+            // A standard-input problem has no prompt to continue: its program is whole,
+            // whichever field holds it, and a base model's stop sequences ("\nif",
+            // "\ndef") would cut its main guard and functions off.
+            let stdin_problem = matches!(problem.code.tests, Tests::Stdio(_));
             let (raw, whole_program) = match &sample.candidate {
-                Candidate::Completion(text) => (text, false),
+                Candidate::Completion(text) => (text, stdin_problem),
                 Candidate::Solution(text) => (text, true),
             };
             let extracted = extract::extract(raw, &problem.code, whole_program, problems.format.language());
