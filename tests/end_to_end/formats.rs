@@ -154,9 +154,15 @@ fn evalplus_judges_base_and_plus_inputs_against_the_canonical_outputs() {
     let limits = "each input the larger of 1 s and 4 x the canonical solution's time, ";
     assert!(run.stdout.contains(&format!("{:<14}{limits}", "limits")), "{}", run.stdout);
 
-    // The second run reads the expected outputs from the cache.
-    let (again, _) = evaluate_set(dir.path(), &problems, &samples, &["--base-only"]);
+    // The second run reads the expected outputs from the cache, and -v says so.
+    let (again, _) = evaluate_set(dir.path(), &problems, &samples, &["--base-only", "-v"]);
     assert!(!again.stderr.contains("computing expected outputs"), "{}", again.stderr);
+    assert!(again.stderr.contains("expected outputs of 4 problems from the cache"), "{}", again.stderr);
+    // Regression: -v said expected outputs came from a cache folder, never made, for a
+    // set that has none (HumanEval, MBPP).
+    let add = [json!({"task_id": 1, "solution": "def add_two(a, b):\n    return a + b\n"})];
+    let (plain, _) = evaluate_set(dir.path(), &format_fixture("mbpp.jsonl"), &add, &["-v"]);
+    assert!(!plain.stderr.contains("from the cache"), "{}", plain.stderr);
 }
 
 /// Regression: the expected-output cache was keyed by the problem file and the

@@ -270,7 +270,8 @@ pub struct SuiteArgs {
     #[arg(long, value_name = "FACTOR", default_value_t = SetOptions::default().time_limit_factor, allow_negative_numbers = true, value_parser = parse_factor)]
     pub time_limit_factor: f64,
     /// Standard-input problems: two numbers match when they differ by at most this much,
-    /// absolutely or relatively (by default, as decimals, exactly).
+    /// absolutely or relatively, in place of the suite's own rule (by default each suite
+    /// compares as its harness does; see the README's problem formats).
     #[arg(long, value_name = "TOLERANCE", allow_negative_numbers = true, value_parser = parse_factor)]
     pub float_tolerance: Option<f64>,
     /// Standard-input problems with many right answers: a Python program run as

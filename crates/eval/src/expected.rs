@@ -209,7 +209,10 @@ impl Recordings {
         }
         let folder = recordings.attacher.shared.0.folder.display();
         if recordings.jobs.is_empty() {
-            tracing::info!(%folder, "expected outputs from the cache");
+            // A set without expected outputs (HumanEval, MBPP) read nothing from a cache.
+            if cached > 0 {
+                tracing::info!(%folder, "expected outputs of {} from the cache", plural(cached, "problem"));
+            }
         } else {
             info!(
                 events,
