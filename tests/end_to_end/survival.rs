@@ -769,6 +769,27 @@ fn validate_reports_canonical_solutions_that_fail_or_run_close_to_the_limit() {
     assert!(out.contains("fails     wrong/0  failed (line 2: assert c() == 1: candidate() returned 2)"), "{out}");
     assert!(out.contains("slow      slow/0"), "{out}");
     assert!(out.contains("1 problem has no canonical solution: bare/0"), "{out}");
+    assert!(!out.contains("a time-out may only want more time"), "{out}");
+
+    // Regression: a canonical solution slower than the limit (MBPP's task 123 takes
+    // seconds) failed validate with no word that it may only want more time; and a set
+    // whose canonical solutions are one placeholder program was not called one.
+    write_jsonl(
+        &problems,
+        &[
+            problem("slow/0", Some("    import time\n    time.sleep(3)\n    return 1\n")),
+            problem("slow/1", Some("    import time\n    time.sleep(3)\n    return 1\n")),
+        ],
+    );
+    let checked = finish(passk(["validate", "--timeout", "1", "--problems"]).arg(&problems));
+    assert_eq!(checked.code, Some(4), "{}", checked.stderr);
+    assert!(checked.stdout.contains("fails     slow/0  timeout"), "{}", checked.stdout);
+    assert!(
+        checked.stdout.contains("a time-out may only want more time: validate again with --timeout above 1 s"),
+        "{}",
+        checked.stdout
+    );
+    assert!(checked.stderr.contains("likely placeholders"), "{}", checked.stderr);
 }
 
 /// Regression: `validate` on a set with no canonical solution at all (SandboxFusion's

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use passk_eval::canonical::Validation;
-use passk_runner::Pool;
+use passk_runner::{Pool, Status};
 
 use crate::error::CommandError;
 use crate::say::say;
@@ -15,6 +15,7 @@ use passk_report::words::{agree, plural};
 /// `passk validate`: whether every canonical solution passes, and comfortably.
 pub async fn validate(pool: &mut Pool, problems: &ProblemSet, close: f64) -> Result<(), CommandError> {
     let timeout = pool.options().timeout.as_secs_f64();
+    warn_if_placeholders(problems);
     let Validation { failing, slow, missing } = passk_eval::canonical::validate(pool, problems, close).await?;
     let checked = problems.problems.len() - missing.len();
     let mut report = format!(
@@ -27,6 +28,13 @@ pub async fn validate(pool: &mut Pool, problems: &ProblemSet, close: f64) -> Res
     );
     for (task_id, status, detail) in &failing {
         report.push_str(&format!("  fails     {task_id}  {status} ({detail})\n"));
+    }
+    if failing.iter().any(|(_, status, _)| *status == Status::Timeout) {
+        // MBPP's task 123 takes seconds: a slow solution is not a broken one.
+        report.push_str(&format!(
+            "  a time-out may only want more time: validate again with --timeout above {timeout} s; evaluate runs a \
+             sample's time-out again under --time-limit-factor x its canonical solution's time\n"
+        ));
     }
     for (task_id, seconds) in &slow {
         report.push_str(&format!("  slow      {task_id}  {seconds:.2} s of the {timeout} s limit\n"));
@@ -44,6 +52,21 @@ pub async fn validate(pool: &mut Pool, problems: &ProblemSet, close: f64) -> Res
         Ok(())
     } else {
         Err(CommandError::InvalidProblems { failing: failing.len() })
+    }
+}
+
+/// Warns where every canonical solution is one program: SandboxFusion's LiveCodeBench
+/// sample gives `import sys; sys.exit(0)` for each, which fails every problem.
+fn warn_if_placeholders(problems: &ProblemSet) {
+    let solutions: BTreeSet<&str> =
+        problems.problems.iter().filter_map(|problem| problem.canonical_solution.as_deref()).collect();
+    let given = problems.problems.iter().filter(|problem| problem.canonical_solution.is_some()).count();
+    if given > 1 && solutions.len() == 1 {
+        say!(
+            "warning: every one of the {given} canonical solutions is the same program, so they are likely \
+             placeholders, not solutions; their samples will fail: {}",
+            solutions.first().copied().unwrap_or_default().trim().chars().take(80).collect::<String>()
+        );
     }
 }
 
@@ -75,17 +98,7 @@ pub fn write_samples(
     if !problems.problems.is_empty() && missing.len() == problems.problems.len() {
         return Err(CommandError::NoCanonicalSolutions { path: problems_path.to_owned(), problems: missing.len() });
     }
-    let solutions: BTreeSet<&str> =
-        problems.problems.iter().filter_map(|problem| problem.canonical_solution.as_deref()).collect();
-    let given = problems.problems.len() - missing.len();
-    if given > 1 && solutions.len() == 1 {
-        // SandboxFusion's LiveCodeBench sample gives `import sys; sys.exit(0)` for each.
-        say!(
-            "warning: every one of the {given} canonical solutions is the same program, so they are likely \
-             placeholders, not solutions; their samples will fail: {}",
-            solutions.first().copied().unwrap_or_default().trim().chars().take(80).collect::<String>()
-        );
-    }
+    warn_if_placeholders(&problems);
     if !missing.is_empty() {
         say!(
             "warning: {} {} no canonical solution and {} left out (evaluate the samples with --partial): {}",
