@@ -59,6 +59,12 @@ fn calc_gives_the_worked_examples() {
     assert!(large["pass@10"].as_f64().unwrap().to_string().starts_with("0.408547866081"), "{large}");
     assert_eq!(large["problems"][0]["exact"]["pass@10"], "0.408547866081");
 
+    // Regression: the JSON gave pass@1 of 3 in 10 as the product form's
+    // 0.30000000000000004 beside pass^1's 0.3; both are the exact fraction's float.
+    let tenth = finish(&mut passk(["calc", "--n", "10", "--c", "3", "--k", "1", "--json"]));
+    let tenth: Value = serde_json::from_str(&tenth.stdout).unwrap();
+    assert_eq!((tenth["pass@1"].as_f64(), tenth["pass^1"].as_f64()), (Some(0.3), Some(0.3)), "{tenth}");
+
     let two = finish(&mut passk(["calc", "--problem", "10,3", "--problem", "10,0", "--k", "5", "--json"]));
     let two: Value = serde_json::from_str(&two.stdout).unwrap();
     close(two["pass@5"].as_f64().unwrap(), 11.0 / 24.0, "the mean of 11/12 and 0");

@@ -35,6 +35,15 @@ struct Computed {
     exact: Option<BigRational>,
 }
 
+impl Computed {
+    /// The number to show: the exact fraction's nearest float where it is worked out, so
+    /// that pass@1 and pass^1 of the same counts read alike (the product form's 1 - 0.7
+    /// is 0.30000000000000004), else the product form's.
+    fn number(&self) -> f64 {
+        self.exact.as_ref().and_then(ToPrimitive::to_f64).unwrap_or(self.float)
+    }
+}
+
 fn binomial(n: u64, k: u64) -> BigUint {
     (0..k).fold(BigUint::one(), |acc, i| acc * BigUint::from(n - i) / BigUint::from(i + 1))
 }
@@ -196,7 +205,7 @@ pub fn calc(problems: &[Problem], ks: &[u64], json_output: bool) -> Result<(), C
         for (m, metric) in metrics.iter().enumerate() {
             for (i, k) in ks.iter().enumerate() {
                 if let Some(value) = &means[m][i] {
-                    summary.insert(metric.name(*k), json!(value.float));
+                    summary.insert(metric.name(*k), json!(value.number()));
                 }
             }
         }
@@ -211,7 +220,7 @@ pub fn calc(problems: &[Problem], ks: &[u64], json_output: bool) -> Result<(), C
                 for (m, metric) in metrics.iter().enumerate() {
                     for (i, k) in ks.iter().enumerate() {
                         if let Some(value) = &per_metric[m][i] {
-                            entry.insert(metric.name(*k), json!(value.float));
+                            entry.insert(metric.name(*k), json!(value.number()));
                             exact.insert(metric.name(*k), json!(fraction(value)));
                         }
                     }
