@@ -194,6 +194,29 @@ fn a_report_of_some_of_the_problems_says_they_are_a_subset() {
         let text = std::fs::read_to_string(dir.path().join(report)).unwrap();
         assert!(text.contains("3 problems") && text.contains("a subset of the 24 of the problem set"), "{text}");
     }
+    // Regression: `score` of those results, as they were left, forgot they were of a
+    // subset: its table, summary and report said nothing of the other problems.
+    let results = dir.path().join("samples.jsonl_results.jsonl");
+    let summary = dir.path().join("summary.json");
+    let scored = finish(
+        passk(["score", "--k", "1", "--report"])
+            .arg(dir.path().join("scored.md"))
+            .arg(&results)
+            .arg("--summary")
+            .arg(&summary),
+    );
+    assert_eq!(scored.code, Some(0), "{}", scored.stderr);
+    assert!(scored.stdout.contains("over 3 of 24 problems"), "{}", scored.stdout);
+    let recorded: serde_json::Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    assert_eq!(recorded["subset"]["of"], 24, "{recorded}");
+    let text = std::fs::read_to_string(dir.path().join("scored.md")).unwrap();
+    assert!(text.contains("a subset of the 24 of the problem set"), "{text}");
+    // Results changed since their run are not taken to be that run's.
+    let mut lines = std::fs::read_to_string(&results).unwrap();
+    lines.push_str(&lines.clone());
+    std::fs::write(&results, lines).unwrap();
+    let changed = finish(passk(["score", "--k", "1"]).arg(&results));
+    assert!(!changed.stdout.contains(" of 24 problems"), "{}", changed.stdout);
 }
 
 /// Guards against candidate text becoming markup of the Markdown report: a failure's

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::error::CommandError;
+use passk_eval::evaluate::CompleteRun;
 use passk_formats::run::to_map;
 use passk_formats::InputError;
 use passk_report::document::{self, ReportPath};
@@ -53,7 +54,8 @@ pub fn score(options: ScoreOptions) -> Result<(), CommandError> {
         settings,
         run: serde_json::Map::new(),
         footer: Vec::new(),
-        subset: None,
+        // A results file of a --partial run is still of some of its set's problems.
+        subset: CompleteRun::subset_of(&options.results),
         covers: None,
     };
     crate::say::publish(&report, options.summary.as_deref())?;

@@ -18,6 +18,7 @@ mod recording;
 mod run;
 mod samples;
 
+pub use self::complete_run::CompleteRun;
 pub use self::samples::default_results;
 
 use std::collections::BTreeMap;
@@ -29,7 +30,6 @@ use passk_runner::cgroup::Accounting;
 use passk_runner::{CancellationToken, DriverFacts, Isolation, Pool};
 use serde_json::{json, Map, Value};
 
-use self::complete_run::CompleteRun;
 use self::prepare::Prepared;
 use self::run::{Counts, Ran};
 use crate::canonical;
