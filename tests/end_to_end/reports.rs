@@ -207,7 +207,7 @@ fn a_report_of_some_of_the_problems_says_they_are_a_subset() {
     );
     assert_eq!(scored.code, Some(0), "{}", scored.stderr);
     assert!(scored.stdout.contains("over 3 of 24 problems"), "{}", scored.stdout);
-    let recorded: serde_json::Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    let recorded: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
     assert_eq!(recorded["subset"]["of"], 24, "{recorded}");
     let text = std::fs::read_to_string(dir.path().join("scored.md")).unwrap();
     assert!(text.contains("a subset of the 24 of the problem set"), "{text}");
