@@ -55,7 +55,8 @@ class HeldSuite:
             code = self.data["check"]
             try:
                 self.compiled = (judge.compile_prompt(code["prompt"]), compile(code["test"], judge.TEST_FILE, "exec"),
-                                 code["test"].splitlines(), code.get("asserts", []), judge.used_names(code["test"]),
+                                 judge.statements_by_line(code["test"]), code.get("asserts", []),
+                                 judge.used_names(code["test"]),
                                  code.get("call", "check"), judge.imported_names(code.get("solution", "")))
             except MemoryError:
                 # The judge's state, not the problem's: never kept as the problem's verdict.

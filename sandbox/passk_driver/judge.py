@@ -241,6 +241,25 @@ def used_names(source):
     return frozenset(used - bound)
 
 
+def statements_by_line(source):
+    """Each line of the test code as the failure names it: the whole simple statement it
+    is part of, its lines joined, so that an assert written over several lines
+    (HumanEval/1's) is shown with its expected value rather than cut at its first line."""
+    lines = source.splitlines()
+    shown = [line.strip() for line in lines]
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return shown
+    spans = [(node.lineno, node.end_lineno) for node in ast.walk(tree)
+             if isinstance(node, ast.stmt) and not hasattr(node, "body") and node.end_lineno > node.lineno]
+    for start, end in spans:
+        text = " ".join(line.strip() for line in lines[start - 1:end])
+        for index in range(start - 1, end):
+            shown[index] = text
+    return shown
+
+
 def imported_names(source):
     """What the names the problem's own solution binds by import stand for: name ->
     (module, attribute or None). Parsed, never run; a solution that does not parse binds
@@ -376,7 +395,7 @@ class StandIn:
         raise _Stop(self.stopped)
 
     def source(self, line):
-        return self.test_lines[line - 1].strip() if line and line <= len(self.test_lines) else ""
+        return self.test_lines[line - 1] if line and line <= len(self.test_lines) else ""
 
     def receive(self):
         """The candidate's next frame, decoded; any failure ends the tests."""

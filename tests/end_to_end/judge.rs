@@ -216,6 +216,9 @@ fn a_failure_says_which_line_failed_with_what_arguments_and_what_came_back() {
         // A loop's line shows no arguments, so the detail does.
         ("HumanEval/53", "    return x + y if x < 10 and y < 10 else 0\n".to_owned()),
         ("HumanEval/0", "    raise KeyError('missing')\n".to_owned()),
+        // Regression: an assert over several lines was named by its first alone, which
+        // ends before its expected value.
+        ("HumanEval/1", "    return None\n".to_owned()),
     ];
     let judged = humaneval(&samples, "judge");
     let details: Vec<&str> = judged.iter().map(|r| r["detail"].as_str().unwrap()).collect();
@@ -229,9 +232,14 @@ fn a_failure_says_which_line_failed_with_what_arguments_and_what_came_back() {
         details[2],
         "line 10: assert candidate([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3) == True: candidate raised KeyError: 'missing'"
     );
+    assert_eq!(
+        details[3],
+        "line 10: assert candidate('(()()) ((())) () ((())()())') == [ '(()())', '((()))', '()', '((())()())' ]: \
+         candidate returned None"
+    );
     // The reference's words are kept in `result`.
     let results: Vec<&str> = judged.iter().map(|r| r["result"].as_str().unwrap()).collect();
-    assert_eq!(results, ["failed: ", "failed: ", "failed: 'missing'"]);
+    assert_eq!(results, ["failed: ", "failed: ", "failed: 'missing'", "failed: "]);
 }
 
 /// A problem set written for this test: tests that expect the candidate to raise, call

@@ -38,6 +38,25 @@ class ImportedNames(unittest.TestCase):
         self.assertEqual(judge.imported_names(""), {})
 
 
+class StatementsByLine(unittest.TestCase):
+    """Regression: a failure named only the first line of an assert written over several
+    (HumanEval/1's), which cut it off before its expected value."""
+
+    def test_each_line_of_a_statement_shows_the_whole_statement(self):
+        test = ("def check(candidate):\n    assert candidate(1) == 2\n    assert candidate('x') == [\n"
+                "        'a', 'b'\n    ]\n    for x in range(3):\n        assert candidate(x) == x\n")
+        shown = judge.statements_by_line(test)
+        whole = "assert candidate('x') == [ 'a', 'b' ]"
+        self.assertEqual(shown[2:5], [whole] * 3)
+        self.assertEqual(shown[1], "assert candidate(1) == 2")
+        # A compound statement's lines stay their own: its body's statements are named.
+        self.assertEqual(shown[5], "for x in range(3):")
+        self.assertEqual(shown[6], "assert candidate(x) == x")
+
+    def test_code_that_does_not_parse_is_shown_line_by_line(self):
+        self.assertEqual(judge.statements_by_line("assert f(\n  1"), ["assert f(", "1"])
+
+
 class ModulesOfTheJudge(unittest.TestCase):
     def test_the_problems_imports_and_standard_modules_are_the_judges_own(self):
         own = judge.modules_of_the_judge({"j": 1, "g": module_handle("x"), "math": 2}, {"j": ("json", None),
