@@ -22,6 +22,10 @@ import time
 from . import confine, handles, wire
 
 EXIT_SETUP_FAILED = 120
+# A standard-input program that does not compile, before any of its code ran: an `error`,
+# as in the other modes, rather than a runtime error. A program that exits with it by
+# hand only moves its failure from one status that does not pass to another.
+EXIT_DOES_NOT_COMPILE = 121
 # Where a candidate's process finds the sample's code, which it reads once confined.
 SOURCE_FD = 9
 # As much of an exception's message as a record carries (judge.DETAIL_CAP).
@@ -306,7 +310,12 @@ def run_script(program, exit_compared=False):
         sys.argv[:] = [path]
         # Where the driver's package was: no program sees it on its path.
         sys.path[0] = os.path.dirname(path)
-        code = compile(program, path, "exec")
+        try:
+            code = compile(program, path, "exec")
+        except (SyntaxError, ValueError):
+            traceback.print_exc(limit=0)
+            _flush()
+            exit_now(EXIT_DOES_NOT_COMPILE)
         exec(code, main.__dict__)
     except SystemExit as exc:
         status = 0 if exit_compared else _exit_status(exc.code)

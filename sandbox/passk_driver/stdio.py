@@ -17,6 +17,8 @@ import signal
 import subprocess
 import sys
 
+from . import candidate
+
 # How much of a test's expected output and of what came back a detail shows.
 SHOWN = 120
 CHECKER_TIMEOUT = 30
@@ -277,6 +279,8 @@ def _ended(status, stderr):
         return None
     last = [line for line in stderr.strip().splitlines() if line.strip()]
     why = f": {last[-1].strip()}" if last else ""
+    if code == candidate.EXIT_DOES_NOT_COMPILE:
+        return "error", f"does not compile{why}"
     return "failed", f"runtime error (exit status {code}){why}"
 
 
@@ -336,7 +340,8 @@ def run(suite, timeout, execute, judged):
                     halt = True
             else:
                 fields = (ending[0], f"{ending[1]} on {where}", f"failed: {ending[1]}")
-                failure = {"test": index, "outcome": "runtime error", "why": ending[1]}
+                outcome = "compile error" if ending[0] == "error" else "runtime error"
+                failure = {"test": index, "outcome": outcome, "why": ending[1]}
         elif status == "timeout":
             fields = ("timeout", f"time limit on {where}: {detail}", result)
             failure = {"test": index, "outcome": "time limit", "why": detail}

@@ -244,6 +244,9 @@ fn standard_input_problems_run_as_main_and_stop_at_the_first_wrong_test() {
         json!({"task_id": "passk_third", "solution": "print(f'{int(input()) / 3:.10f}0')"}),
         // A runtime error names the test and the exception.
         json!({"task_id": "passk_third", "solution": "raise ValueError('nope')"}),
+        // Regression: a program that does not compile was a runtime error, `failed`,
+        // where in every other mode it is an `error` that says it does not compile.
+        json!({"task_id": "passk_third", "solution": "print(int(input()) / 3"}),
     ];
     let (_, results) = evaluate_set(dir.path(), &problems, &samples, &[]);
     let double = &results[0];
@@ -259,6 +262,11 @@ fn standard_input_problems_run_as_main_and_stop_at_the_first_wrong_test() {
     assert_eq!(results[1]["passed"], true, "{}", results[1]);
     assert!(results[2]["detail"].as_str().unwrap().contains("ValueError: nope"), "{}", results[2]);
     assert!(results[2]["detail"].as_str().unwrap().ends_with("on test 1 of 2"), "{}", results[2]);
+    assert_eq!(results[2]["status"], "failed", "{}", results[2]);
+    let uncompiled = &results[3];
+    assert_eq!(uncompiled["status"], "error", "{uncompiled}");
+    assert!(uncompiled["detail"].as_str().unwrap().starts_with("does not compile: SyntaxError"), "{uncompiled}");
+    assert_eq!(uncompiled["failure"]["outcome"], "compile error", "{uncompiled}");
 
     // --all-tests runs every test, so the fraction passed is exact.
     let (run, results) = evaluate_set(dir.path(), &problems, &samples[..1], &["--all-tests"]);
