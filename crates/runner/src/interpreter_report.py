@@ -52,7 +52,7 @@ def top_level(path):
     return None
 
 
-def metadata():
+def importlib_metadata():
     """importlib.metadata, imported only when a package is asked about: it takes a
     quarter of the report's time, paid by every run."""
     import importlib.metadata
@@ -74,8 +74,8 @@ def not_an_import_name(name):
     """Why `name` cannot be imported: not installed, or (PyYAML) the name of a
     distribution, installed, whose import names are others (yaml)."""
     try:
-        distribution = metadata().distribution(name)
-    except (metadata().PackageNotFoundError, ValueError):
+        distribution = importlib_metadata().distribution(name)
+    except (importlib_metadata().PackageNotFoundError, ValueError):
         return "not installed"
     provides = sorted(n for n in names_of(distribution) if n.isidentifier() and not n.startswith("_"))
     if not provides:
@@ -100,7 +100,7 @@ def allowed(name):
     if not any(inside(os.path.realpath(place), packages) for place in places):
         return {"name": name, "error": "part of the standard library, which candidates always see"}
     entries = {top_level(place) for place in places}
-    for distribution in metadata().distributions():
+    for distribution in importlib_metadata().distributions():
         if name not in names_of(distribution):
             continue
         metadata = getattr(distribution, "_path", None)
