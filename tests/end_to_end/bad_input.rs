@@ -458,7 +458,8 @@ fn samples_for_the_wrong_place_or_set_are_named_as_such() {
 /// with `--format mbpp-sanitized` was read without its setup code; a `--problems` path
 /// that does not exist was "neither a problem file nor a bundled problem set"; `--timeout
 /// -1` got clap's tip to write `-- -1`; `--jobs 0` was "not in 1..18446744073709551615";
-/// `passk score` on a samples file said only that `passed` is missing; and
+/// `passk score` on a samples file said only that `passed` is missing; a HumanEval file
+/// read with `--format mbpp` said only that field `code` is missing; and
 /// `fetch-benchmark humaneval` did not say where HumanEval comes from.
 #[test]
 fn more_messages_that_pointed_the_wrong_way_say_what_to_do() {
@@ -472,7 +473,8 @@ fn more_messages_that_pointed_the_wrong_way_say_what_to_do() {
         command.arg(&samples).args(args).arg("--results").arg(&results);
         command
     };
-    let cases: [(&str, Command); 7] = [
+    let basic = passk_tests::repo_root().join("problems/basic.jsonl").display().to_string();
+    let cases: [(&str, Command); 8] = [
         (
             "sanitized MBPP as --format mbpp",
             evaluate(&["--problems", &fixture("mbpp-sanitized.json"), "--format", "mbpp"]),
@@ -481,6 +483,9 @@ fn more_messages_that_pointed_the_wrong_way_say_what_to_do() {
             "MBPP as --format mbpp-sanitized",
             evaluate(&["--problems", &fixture("mbpp.jsonl"), "--format", "mbpp-sanitized"]),
         ),
+        // Regression: a HumanEval file read with --format mbpp said only that field `code`
+        // was missing, not that the file is HumanEval's.
+        ("HumanEval as --format mbpp", evaluate(&["--problems", &basic, "--format", "mbpp"])),
         ("a problem file that does not exist", evaluate(&["--problems", "not-fetched/MbppPlus-v0.2.0.jsonl.gz"])),
         ("a negative time limit", evaluate(&["--problems", "basic", "--timeout", "-1"])),
         ("no jobs", evaluate(&["--problems", "basic", "--jobs", "0"])),

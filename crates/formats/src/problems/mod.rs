@@ -150,6 +150,21 @@ impl ProblemSet {
                     None => InputError::NotJsonLines { path, line, shape: "a JSON array" },
                 }
             }
+            // A field --format's reader wants is missing where the record is another
+            // format's: say which, rather than only what is missing.
+            InputError::Missing { path, line, field } if options.format.is_some() => {
+                match open().ok().and_then(|reader| other_format(reader, format)) {
+                    Some((right, fields)) => InputError::OtherFormat {
+                        path,
+                        line,
+                        what: "a record of another format",
+                        fields,
+                        format: format.name(),
+                        right: right.name(),
+                    },
+                    None => InputError::Missing { path, line, field },
+                }
+            }
             error => error,
         })?;
         ProblemSet::new(source, sha256, format, problems)
@@ -305,6 +320,14 @@ fn array_of_sanitized_mbpp(reader: JsonlReader) -> Option<String> {
 }
 
 /// The format of the records `reader` holds, told from the first.
+/// The format the file's first record is of, and its fields, where that is not `named`.
+fn other_format(mut reader: JsonlReader, named: Format) -> Option<(Format, String)> {
+    let (_, text) = reader.next_text()?.ok()?;
+    let fields = raw::fields(text).ok()?;
+    let names: Vec<&str> = fields.iter().map(|(name, _)| name.as_str()).collect();
+    Format::of_fields(&names).filter(|found| *found != named).map(|found| (found, names.join(", ")))
+}
+
 fn detect(mut reader: JsonlReader) -> Result<Format, InputError> {
     let source = reader.source().to_owned();
     let first = {
