@@ -57,11 +57,16 @@ impl CompleteRun {
         write_atomically(&path, &text).map_err(|source| EvalError::Write { path: path.display().to_string(), source })
     }
 
+    /// The record beside `results`, if there is one that reads.
+    fn read(results: &Path) -> Option<CompleteRun> {
+        serde_json::from_slice(&std::fs::read(record_path(results)).ok()?).ok()
+    }
+
     /// Which of its set's problems the run at `results` covered, where a complete run
     /// recorded it and the results are as it left them: None for a whole set, or where
     /// nothing says.
     pub fn subset_of(results: &Path) -> Option<Subset> {
-        let record: CompleteRun = serde_json::from_slice(&std::fs::read(record_path(results)).ok()?).ok()?;
+        let record = CompleteRun::read(results)?;
         if passk_formats::provenance::sha256_file(results).ok()? != record.results_sha256 {
             return None;
         }
@@ -71,7 +76,7 @@ impl CompleteRun {
     /// The complete run of these settings at `results`, if there is one and its results
     /// are as it left them.
     pub fn find(results: &Path, settings: &VerdictSettings, events: &EventSink) -> Option<CompleteRun> {
-        let record: CompleteRun = serde_json::from_slice(&std::fs::read(record_path(results)).ok()?).ok()?;
+        let record = CompleteRun::read(results)?;
         let differences = resume::differences_from(&record.verdict_settings, settings);
         if !differences.is_empty() {
             info!(

@@ -319,7 +319,6 @@ fn array_of_sanitized_mbpp(reader: JsonlReader) -> Option<String> {
     (Format::of_fields(&names) == Some(Format::MbppSanitized)).then(|| names.join(", "))
 }
 
-/// The format of the records `reader` holds, told from the first.
 /// The format the file's first record is of, and its fields, where that is not `named`.
 fn other_format(mut reader: JsonlReader, named: Format) -> Option<(Format, String)> {
     let (_, text) = reader.next_text()?.ok()?;
@@ -328,6 +327,7 @@ fn other_format(mut reader: JsonlReader, named: Format) -> Option<(Format, Strin
     Format::of_fields(&names).filter(|found| *found != named).map(|found| (found, names.join(", ")))
 }
 
+/// The format of the records `reader` holds, told from the first.
 fn detect(mut reader: JsonlReader) -> Result<Format, InputError> {
     let source = reader.source().to_owned();
     let first = {
