@@ -10,6 +10,10 @@ One file a job:
     calls.py      suites of calls: each input one call, judged against its expected output
     evalplus.py   EvalPlus's comparisons, oracles and input rebuilding
     stdio.py      standard-input problems: a run per test, and comparing what it printed
+    programs.py   programs in other languages: built in the sandbox, then run there
+    js_serve.js   JavaScript: the candidate's process, answering the judge's calls
+    js_judge.js   JavaScript: the judge's tests, with a stand-in for the entry point
+    js_md5.js     the npm package js-md5, as HumanEval-X's JavaScript uses it
     kept.py       the most recently used suites, kept in step across processes
     wire.py       the plain data that crosses between judge and candidate
     handles.py    what only the candidate defines, used by the tests through handles

@@ -20,7 +20,7 @@ import signal
 import socket
 import time
 
-from . import calls, cleanup, confine, judge, stdio, wire
+from . import calls, cleanup, confine, judge, programs, stdio, wire
 from .harness_link import HarnessLink, Lost
 
 _HEADER = 4
@@ -104,6 +104,8 @@ def _judge(link, problem, fds, budget):
         return _compare(link, problem)
     if problem[0] == "prepare":
         return _prepare(link, problem)
+    if problem[0] == "program":
+        return _judge_program(link, problem, fds)
     channel = wire.Channel(*fds, budget=budget)
     if problem[0] == "calls":
         return _judge_calls(link, problem, channel)
@@ -120,6 +122,16 @@ def _judge_tests(link, problem, channel):
     if isinstance(compiled, judge.Record):
         return compiled
     return judge.judge(compiled, held.data["entry_point"], channel)
+
+
+def _judge_program(link, problem, fds):
+    """Tests in another language, run by that language's judging program (programs.py)."""
+    _, seq, suite_id, build_rule = problem
+    try:
+        held = link.suite(seq, suite_id)
+    except Lost as error:
+        return _lost(error)
+    return programs.judge(held.data, build_rule, fds, judge.Record)
 
 
 def _lost(error):

@@ -20,7 +20,7 @@ import select
 import signal
 import time
 
-from . import candidate, cgroup, cleanup, confine, forking, judge, stdio, wire
+from . import candidate, cgroup, cleanup, confine, forking, judge, programs, stdio, wire
 from .judge_process import JudgeLost
 
 READ_CHUNK = 65536
@@ -238,9 +238,10 @@ def _serve(source, entry_point):
     os._exit(0)
 
 
-def _start_judged(request, context, scratch, cap, problem, entry_point):
+def _start_judged(request, context, scratch, cap, problem, entry_point, build_rule=None):
     """A candidate process that answers calls of `entry_point`, and the judge's run of
-    `problem` (see JudgeProcess.ask) against it."""
+    `problem` (see JudgeProcess.ask) against it; in another language than Python, the
+    candidate's process runs that language's serving program (`build_rule`)."""
     judge_process = context.judge
     judge_process.ensure(context, request)
     out_r, out_w = os.pipe()
@@ -252,8 +253,13 @@ def _start_judged(request, context, scratch, cap, problem, entry_point):
     os.close(to_judge_r)
     os.close(to_candidate_w)
     channel_ends = {candidate.CHANNEL_IN: to_candidate_r, candidate.CHANNEL_OUT: to_judge_w}
-    candidate_pid = _fork_candidate(request, context, scratch, {1: out_w, 2: err_w, **channel_ends},
-                                    lambda source: _serve(source, entry_point))
+    if build_rule is None:
+        def serve(source):
+            _serve(source, entry_point)
+    else:
+        def serve(source):
+            programs.serve(build_rule, source, entry_point)
+    candidate_pid = _fork_candidate(request, context, scratch, {1: out_w, 2: err_w, **channel_ends}, serve)
     for fd in (out_w, err_w, to_candidate_r, to_judge_w):
         os.close(fd)
     return Processes(Child(candidate_pid), out_r, err_r, judge_process.control.fileno(), b"", cap, judge_process)
@@ -273,6 +279,18 @@ def _start_script(request, context, scratch, cap, stdin, exit_compared):
     """A candidate process that runs the program as `__main__` on `stdin` (see
     candidate.run_script; `exit_compared` as there). It writes no record: how it ended
     and what it printed are all there is."""
+    return _start_run(request, context, scratch, cap, stdin, {},
+                      lambda program: candidate.run_script(program, exit_compared))
+
+
+def _start_program(request, context, scratch, cap, stdin, build_rule, artifact):
+    """A candidate process that runs a program in another language on `stdin`, from
+    its build's artifact (see programs.run)."""
+    return _start_run(request, context, scratch, cap, stdin, {programs.ARTIFACT_FD: artifact},
+                      lambda source: programs.run(build_rule, source))
+
+
+def _start_run(request, context, scratch, cap, stdin, descriptors, run):
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     # Never written: the run is decided by the program's ending.
@@ -283,9 +301,22 @@ def _start_script(request, context, scratch, cap, stdin, exit_compared):
     while view:
         view = view[os.write(stdin_fd, view):]
     os.lseek(stdin_fd, 0, os.SEEK_SET)
-    pid = _fork_candidate(request, context, scratch, {0: stdin_fd, 1: out_w, 2: err_w},
-                          lambda program: candidate.run_script(program, exit_compared))
+    pid = _fork_candidate(request, context, scratch, {0: stdin_fd, 1: out_w, 2: err_w, **descriptors}, run)
     for fd in (out_w, err_w, stdin_fd):
+        os.close(fd)
+    return Processes(Child(pid), out_r, err_r, record_r, b"\0", cap)
+
+
+def _start_build(request, context, scratch, cap, build_rule, artifact):
+    """The build's process (see programs.build): no input, its compiler's diagnostics
+    on standard error."""
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    record_r, record_w = os.pipe()
+    os.close(record_w)
+    pid = _fork_candidate(request, context, scratch, {1: out_w, 2: err_w, programs.ARTIFACT_FD: artifact},
+                          lambda source: programs.build(build_rule, source))
+    for fd in (out_w, err_w):
         os.close(fd)
     return Processes(Child(pid), out_r, err_r, record_r, b"\0", cap)
 
@@ -558,10 +589,16 @@ def _run(request, context, cap, send_verdict):
         else:
             # The test code went to the judge alone; this driver holds its entry point.
             suite_id, suite = context.suites.get(request["tests"])
-            problem = ("tests", request["seq"], suite_id)
+            build_rule = request.get("build")
+            if build_rule is None:
+                problem = ("tests", request["seq"], suite_id)
+            else:
+                # Tests in another language, which the judge runs with that language's
+                # judging program (see programs.py).
+                problem = ("program", request["seq"], suite_id, build_rule)
 
             def start(scratch):
-                return _start_judged(request, context, scratch, cap, problem, suite["entry_point"])
+                return _start_judged(request, context, scratch, cap, problem, suite["entry_point"], build_rule)
 
         def decided(execution):
             send_verdict(_message(request, execution.fields, execution))
@@ -575,15 +612,72 @@ def _run(request, context, cap, send_verdict):
 
 def _run_stdio(request, context, cap):
     """A standard-input problem: one run of the program per test, its output compared by
-    the judge (see stdio.py)."""
+    the judge (see stdio.py); a program in another language is built first, once for
+    all its tests (see programs.py)."""
     suite_id, suite = context.suites.get(request["stdio"])
-    exit_compared = bool(suite.get("exit_compared"))
+    build_rule = request.get("build")
+    if build_rule is None:
+        exit_compared = bool(suite.get("exit_compared"))
 
-    def execute(stdin, timeout, output_cap):
-        def start(scratch):
-            return _start_script(request, context, scratch, max(cap, output_cap), stdin, exit_compared)
-        return _execute(request, context, timeout, start, written=candidate.PROGRAM_FILE)
+        def execute(stdin, timeout, output_cap):
+            def start(scratch):
+                return _start_script(request, context, scratch, max(cap, output_cap), stdin, exit_compared)
+            return _execute(request, context, timeout, start, written=candidate.PROGRAM_FILE)
+        return _test_stdio(request, context, cap, suite_id, suite, execute, [])
+    artifact = programs.artifact_file()
+    try:
+        built = []
+        if build_rule["compile"]:
+            limit = float(build_rule["compile_timeout"])
+            execution = _execute(request, context, limit,
+                                 lambda scratch: _start_build(request, context, scratch, cap, build_rule, artifact))
+            if execution.fields is None:
+                return None
+            failure = _build_failure(execution, limit)
+            if failure is not None:
+                message = _message(request, failure[0], execution)
+                message["tests"] = {"passed": 0, "run": 0, "total": len(suite["tests"])}
+                message["failure"] = _capped(failure[1])
+                return message
+            programs.seal(artifact)
+            built.append(execution)
+        written = build_rule["source"] if build_rule["artifact"]["kind"] == "source" else None
 
+        def execute(stdin, timeout, output_cap):
+            def start(scratch):
+                return _start_program(request, context, scratch, max(cap, output_cap), stdin, build_rule, artifact)
+            return _execute(request, context, timeout, start, written=written)
+        return _test_stdio(request, context, cap, suite_id, suite, execute, built, python=False)
+    finally:
+        os.close(artifact)
+
+
+def _build_failure(execution, limit):
+    """Why a build did not leave a program to run, as (fields, failure); None if it did.
+    Its compiler's own words say why it failed: the first line that names an error."""
+    status = execution.fields[0]
+    if status == "timeout":
+        why = f"the build was still running after {limit:g} s"
+        return ("compile-timeout", why, "failed: compile timeout"), {"outcome": "compile timeout", "why": why}
+    ended = execution.status
+    if status != "out-of-memory" and os.WIFEXITED(ended) and os.WEXITSTATUS(ended) == 0:
+        return None
+    if status == "out-of-memory":
+        why = f"the build ran out of memory: {execution.fields[1]}"
+    elif os.WIFEXITED(ended) and os.WEXITSTATUS(ended) == programs.EXIT_COMPILE_FAILED:
+        lines = [line.strip() for line in execution.err.text().splitlines() if line.strip()]
+        named = [line for line in lines if "error" in line.lower()]
+        why = "does not compile" + (f": {(named or lines)[0]}" if lines else "")
+    elif os.WIFEXITED(ended) and os.WEXITSTATUS(ended) == programs.EXIT_NO_COMPILER:
+        why = "the compiler could not be started in the sandbox"
+    else:
+        why = f"the build ended before it was done ({execution.fields[1]})"
+    return ("compile-error", why, "failed: compile error"), {"outcome": "compile error", "why": why}
+
+
+def _test_stdio(request, context, cap, suite_id, suite, execute, built, python=True):
+    """Runs the program on each test with `execute`, the judge comparing what it
+    printed; `built` holds the build's run, if there was one."""
     seq = request["seq"]
 
     def judged(index, got, first):
@@ -593,10 +687,10 @@ def _run_stdio(request, context, cap):
         except JudgeLost as lost:
             return "error", str(lost), "failed: the output could not be compared"
 
-    tested = stdio.run(suite, float(request["timeout"]), execute, judged)
+    tested = stdio.run(suite, float(request["timeout"]), execute, judged, python)
     if tested is None:
         return None
-    message = _message(request, tested.fields, _combined(tested.executions))
+    message = _message(request, tested.fields, _combined(tested.executions + built))
     message["tests"] = tested.counts
     if tested.failure is not None:
         message["failure"] = _capped(tested.failure)

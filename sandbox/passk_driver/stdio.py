@@ -13,6 +13,7 @@ program for problems with many right answers, may replace it.
 import decimal
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -270,16 +271,21 @@ def judge_output(suite, index, got):
     return public, _shorten(expected), suffix
 
 
-def _ended(status, stderr):
-    """What a program's ending says, unless it ran to its end: (status, detail)."""
+def _ended(status, stderr, python):
+    """What a program's ending says, unless it ran to its end: (status, detail). Only
+    a Python program's process tells a compile error by its exit status."""
     if os.WIFSIGNALED(status):
         return None
     code = os.WEXITSTATUS(status)
     if code == 0:
         return None
-    last = [line for line in stderr.strip().splitlines() if line.strip()]
-    why = f": {last[-1].strip()}" if last else ""
-    if code == candidate.EXIT_DOES_NOT_COMPILE:
+    lines = [line.strip() for line in stderr.strip().splitlines() if line.strip()]
+    # Python ends its traceback with the exception; Node and the JVM print it first and
+    # a stack (and Node its version) after.
+    named = [] if python else [line for line in lines if re.search(r"(Error|Exception)\b", line)]
+    shown = named[:1] or lines[-1:]
+    why = f": {shown[0]}" if shown else ""
+    if python and code == candidate.EXIT_DOES_NOT_COMPILE:
         return "error", f"does not compile{why}"
     return "failed", f"runtime error (exit status {code}){why}"
 
@@ -295,7 +301,7 @@ class Tested:
         self.failure = failure
 
 
-def run(suite, timeout, execute, judged):
+def run(suite, timeout, execute, judged, python=True):
     """Runs the program on each test with `execute(stdin, timeout, output_cap)` and has
     the judge compare what it printed with `judged(index, got, first)` (Record fields);
     stops at the first test that fails unless every test is to be run, and at a judge
@@ -317,7 +323,7 @@ def run(suite, timeout, execute, judged):
         halt = False
         if status == "error" and not os.WIFSIGNALED(execution.status):
             # The program ran to an exit of its own: its status says how it went.
-            ending = _ended(execution.status, execution.err.text())
+            ending = _ended(execution.status, execution.err.text(), python)
             if ending is None:
                 got = execution.out.text()
                 if execution.out.total > len(execution.out.head):

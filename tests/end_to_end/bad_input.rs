@@ -707,17 +707,22 @@ fn a_folder_as_problems_names_the_problem_files_in_it() {
     assert_rejected(&finished, &["a folder, not a problem file; it holds no .jsonl or .json file"]);
 }
 
-/// Regression: a MultiPL-E translation (HumanEval in JavaScript) given as --problems was
-/// told to name its format with --format, though no format makes it Python.
+/// Regression: a MultiPL-E translation given as --problems was told to name its format
+/// with --format, though no format would make it run. MultiPL-E is read now; a language
+/// passk does not run is named as one, with the languages it does.
 #[test]
 fn a_problem_set_in_another_language_is_named_as_one() {
     let dir = tempfile::tempdir().unwrap();
-    let problems = dir.path().join("humaneval-js.jsonl");
-    let record = json!({"name": "HumanEval_0_has_close_elements", "language": "js", "prompt": "function f(){\n",
+    let problems = dir.path().join("humaneval-go.jsonl");
+    let record = json!({"name": "HumanEval_0_has_close_elements", "language": "go_test.go", "prompt": "func f() {\n",
                         "doctests": "transform", "original": "", "prompt_terminology": "reworded",
-                        "tests": "}\n", "stop_tokens": ["\nfunction "], "task_id": "HumanEval/0"});
+                        "tests": "}\n", "stop_tokens": ["\nfunc"], "task_id": "HumanEval/0"});
     write_jsonl(&problems, &[record]);
     let finished = finish(passk(["canonical", "--problems"]).arg(&problems));
-    assert_rejected(&finished, &["humaneval-js.jsonl:1: field `language` is \"js\": passk runs Python problems only"]);
+    assert_rejected(
+        &finished,
+        &["humaneval-go.jsonl:1: field `language` is \"go_test.go\", which passk does not run; it runs python, cpp, java, \
+           javascript, bash"],
+    );
     assert!(!finished.stderr.contains("--format"), "{}", finished.stderr);
 }

@@ -23,6 +23,7 @@ mod hostile_trust;
 mod humaneval;
 mod interrupts;
 mod judge;
+mod languages;
 mod library;
 mod reports;
 mod sandboxfusion;

@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use passk_runner::{Limits, SandboxMode, VerdictMode};
+use passk_runner::{Language, Limits, SandboxMode, VerdictMode};
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use passk_eval::evaluate::EvaluateOptions;
@@ -84,6 +84,11 @@ pub struct EvaluateArgs {
     /// results line keeps the raw text and says what was run, and by which rule.
     #[arg(long)]
     pub extract: bool,
+    /// The language of samples whose records name none (a `language` field says it per
+    /// sample): cpp, java, javascript, bash or python. Other languages than Python run
+    /// standard-input problems, built and run in the sandbox by their toolchain.
+    #[arg(long, value_name = "NAME", value_parser = parse_language)]
+    pub language: Option<&'static Language>,
     /// Give each problem its own time limit: --timeout plus --calibrate-factor times how
     /// long its canonical solution takes here (measured before the run).
     #[arg(long)]
@@ -150,6 +155,10 @@ pub struct RunnerArgs {
     /// Size of each sample's own /tmp, and of its /dev/shm, in MiB (level full).
     #[arg(long, value_name = "MIB", default_value_t = Limits::default().tmp_mib, allow_negative_numbers = true, value_parser = whole(1, u64::MAX))]
     pub tmp_size: u64,
+    /// Seconds a program in a compiled language may take to build, in the sandbox with
+    /// the sample's limits; past it the sample's verdict is `compile-timeout`.
+    #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().compile_seconds, allow_negative_numbers = true, value_parser = whole(1, 3600))]
+    pub compile_timeout: u64,
     /// The Python interpreter, resolved once to its real executable.
     #[arg(long, default_value = "python3")]
     pub python: OsString,
@@ -213,6 +222,7 @@ impl RunnerArgs {
             file_size_mib: self.file_size_limit,
             open_files: self.open_files,
             tmp_mib: self.tmp_size,
+            compile_seconds: self.compile_timeout,
         }
     }
 }
@@ -236,6 +246,7 @@ impl EvaluateArgs {
             fallback: !self.no_fallback,
             partial: self.partial,
             extract: self.extract,
+            language: self.language,
             calibrate: self.calibrate.then_some(self.calibrate_factor),
             uncertainty: self.uncertainty.options(),
             set,
@@ -447,6 +458,11 @@ fn parse_factor(text: &str) -> Result<f64, String> {
         Ok(_) => Err("must be a positive number".into()),
         Err(_) => Err(format!("{text:?} is not a number")),
     }
+}
+
+/// A language of passk's table, by its name or an alias.
+fn parse_language(text: &str) -> Result<&'static Language, String> {
+    Language::named(text).ok_or_else(|| format!("passk runs {}", Language::names().join(", ")))
 }
 
 /// A top-level import name, which is what a package is found by.

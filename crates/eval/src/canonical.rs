@@ -15,6 +15,7 @@ use passk_report::words::{agree, plural};
 
 use crate::error::EvalError;
 use crate::events::{warning, EventSink};
+use crate::languages::Toolchains;
 
 /// How many times each canonical solution runs when calibrating; the slowest counts.
 const CALIBRATION_RUNS: usize = 2;
@@ -27,13 +28,14 @@ const CALIBRATION_LIMIT: Duration = Duration::from_secs(30);
 pub async fn run(
     pool: &mut Pool,
     problems: &ProblemSet,
+    toolchains: &Toolchains,
     runs: usize,
     timeout: Option<Duration>,
     interrupt: &CancellationToken,
 ) -> Result<Vec<Option<Vec<Verdict>>>, EvalError> {
     let programs = problems.problems.iter().map(|problem| {
         let solution = problem.canonical_solution.as_ref()?;
-        Some(Program::new(&problem.code, &Candidate::Completion(solution.clone())))
+        Some(toolchains.program_of(problem, &Candidate::Completion(solution.clone())))
     });
     let batch = pool.batch();
     run_programs(pool, batch, programs.collect(), runs, timeout, interrupt).await
@@ -75,6 +77,7 @@ pub async fn run_programs(
 pub async fn calibrate(
     pool: &mut Pool,
     problems: &ProblemSet,
+    toolchains: &Toolchains,
     floor: Duration,
     factor: f64,
     interrupt: &CancellationToken,
@@ -82,7 +85,7 @@ pub async fn calibrate(
 ) -> Result<Vec<Option<Duration>>, EvalError> {
     // Measured with time to spare, so that a slow problem is measured, not cut short.
     let generous = CALIBRATION_LIMIT.max(floor * 10);
-    let runs = run(pool, problems, CALIBRATION_RUNS, Some(generous), interrupt).await?;
+    let runs = run(pool, problems, toolchains, CALIBRATION_RUNS, Some(generous), interrupt).await?;
     let mut uncalibrated = Vec::new();
     let limits = runs
         .iter()
@@ -119,6 +122,7 @@ pub async fn calibrate(
 pub async fn floors(
     pool: &mut Pool,
     problems: &ProblemSet,
+    toolchains: &Toolchains,
     positions: &BTreeSet<usize>,
     factor: f64,
     interrupt: &CancellationToken,
@@ -129,7 +133,7 @@ pub async fn floors(
             let problem = &problems.problems[position];
             let solution = problem.canonical_solution.as_ref()?;
             (!matches!(problem.code.tests, Tests::Calls(_)))
-                .then(|| Program::new(&problem.code, &Candidate::Completion(solution.clone())))
+                .then(|| toolchains.program_of(problem, &Candidate::Completion(solution.clone())))
         })
         .collect();
     if programs.iter().all(Option::is_none) {
@@ -162,8 +166,9 @@ pub struct Validation {
 /// Runs every canonical solution once: whether each passes, and comfortably.
 pub async fn validate(pool: &mut Pool, problems: &ProblemSet, close: f64) -> Result<Validation, EvalError> {
     let timeout = pool.options().timeout.as_secs_f64();
+    let toolchains = Toolchains::for_set(problems).map_err(EvalError::Toolchain)?;
     // Ctrl-C ends `validate` at once: it keeps nothing, and the reaper stops its workers.
-    let runs = run(pool, problems, 1, None, &CancellationToken::new()).await?;
+    let runs = run(pool, problems, &toolchains, 1, None, &CancellationToken::new()).await?;
     let mut found = Validation::default();
     for (verdicts, problem) in runs.iter().zip(&problems.problems) {
         let task_id = problem.task_id.clone();

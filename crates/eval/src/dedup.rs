@@ -20,7 +20,8 @@ pub fn key(program: &Program) -> Key {
     let tests = match &problem.tests {
         Tests::Check(suite) | Tests::Calls(suite) | Tests::Stdio(suite) => suite.id.as_str(),
     };
-    for part in [program.candidate_code(), &problem.prompt, tests, &problem.entry_point] {
+    let language = program.toolchain().map_or("", |toolchain| toolchain.language.as_str());
+    for part in [program.candidate_code(), &problem.prompt, tests, &problem.entry_point, language] {
         // Each part's length first, so that no two programs hash the same parts alike.
         hasher.update((part.len() as u64).to_le_bytes());
         hasher.update(part.as_bytes());

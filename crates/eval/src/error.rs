@@ -24,6 +24,8 @@ pub enum EvalError {
     /// An `--allow-package` that cannot be allowed: a bad flag, not a bad interpreter.
     #[error(transparent)]
     AllowPackage(passk_runner::InterpreterError),
+    #[error(transparent)]
+    Toolchain(Box<passk_runner::ToolchainError>),
     #[error("cannot run candidates")]
     Pool(#[from] passk_runner::PoolError),
     #[error("cannot find passk's own executable, which sets up the sandbox")]
@@ -109,6 +111,7 @@ impl EvalError {
             EvalError::Unjudgeable { .. } => EvalErrorKind::InvalidProblems,
             EvalError::Write { .. }
             | EvalError::Interpreter(_)
+            | EvalError::Toolchain(_)
             | EvalError::Pool(_)
             | EvalError::OwnExecutable(_)
             | EvalError::Report(_)

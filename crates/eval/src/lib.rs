@@ -22,6 +22,7 @@ pub mod events;
 pub mod expected;
 pub mod journal;
 pub mod judge;
+pub mod languages;
 pub mod lock;
 pub mod resume;
 pub mod timeouts;

@@ -30,6 +30,16 @@ pub enum LockError {
 }
 
 /// The held lock; dropping it removes the lock file and lets go.
+/// How long a lock whose run has died may still be held (by a child it was forking).
+const DEAD_HOLDER_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+const DEAD_HOLDER_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Whether process `pid` exists (a zombie counts as gone: it holds no descriptors).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+}
+
 #[derive(Debug)]
 pub struct ResultsLock {
     path: PathBuf,
@@ -40,6 +50,7 @@ impl ResultsLock {
     pub fn acquire(results: &Path) -> Result<ResultsLock, LockError> {
         let path = passk_formats::write::sibling(results, ".lock");
         let io = |source| LockError::Io { results: results.display().to_string(), path: path.clone(), source };
+        let mut waited = std::time::Duration::ZERO;
         loop {
             let file =
                 OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
@@ -47,10 +58,16 @@ impl ResultsLock {
                 Ok(held) => held,
                 Err((mut file, Errno::EWOULDBLOCK)) => {
                     let mut pid = String::new();
-                    let holder = match file.read_to_string(&mut pid) {
-                        Ok(_) if !pid.trim().is_empty() => format!(" (pid {})", pid.trim()),
-                        _ => String::new(),
-                    };
+                    let _ = file.read_to_string(&mut pid);
+                    let pid = pid.trim().parse::<i32>().ok();
+                    // A run killed a moment ago is gone, but a child it was forking may
+                    // hold the lock until that child executes: wait that out.
+                    if pid.is_some_and(|pid| !alive(pid)) && waited < DEAD_HOLDER_GRACE {
+                        std::thread::sleep(DEAD_HOLDER_POLL);
+                        waited += DEAD_HOLDER_POLL;
+                        continue;
+                    }
+                    let holder = pid.map(|pid| format!(" (pid {pid})")).unwrap_or_default();
                     return Err(LockError::Busy { results: results.display().to_string(), holder });
                 }
                 Err((_, errno)) => return Err(io(errno.into())),

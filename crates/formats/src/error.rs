@@ -34,6 +34,10 @@ pub enum InputError {
     Field { path: String, line: usize, field: &'static str, message: String },
     #[error("{path}:{line}: field `language` is {language:?}: passk runs Python problems only")]
     OtherLanguage { path: String, line: usize, language: String },
+    #[error("{path}:{line}: field `language` is {language:?}, which passk does not run; it runs {known}")]
+    UnknownLanguage { path: String, line: usize, language: String, known: String },
+    #[error("{path}:{line}: task {task_id}: {why}")]
+    LanguageRefused { path: String, line: usize, task_id: String, why: String },
     #[error("{path}:{line}: cannot tell the format from the fields ({fields}); name it with --format")]
     UnknownFormat { path: String, line: usize, fields: String },
     #[error(

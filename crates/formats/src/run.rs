@@ -31,6 +31,13 @@ pub struct VerdictSettings {
     pub python: String,
     pub python_version: String,
     pub allowed_packages: Vec<String>,
+    /// The language of samples that name none (`--language`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// The toolchains of the samples' languages other than Python, by language: each
+    /// one's executable and version.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub toolchains: std::collections::BTreeMap<String, String>,
     /// The sandbox level reached: known once the workers are up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<Level>,

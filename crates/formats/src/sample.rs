@@ -1,6 +1,6 @@
 //! A samples-file record, checked against its problem set.
 
-use passk_runner::Candidate;
+use passk_runner::{Candidate, Language};
 use serde_json::{Map, Value};
 
 use crate::error::InputError;
@@ -14,6 +14,8 @@ pub struct Sample {
     pub line: usize,
     pub problem: usize,
     pub candidate: Candidate,
+    /// The language its `language` field names, where it has one.
+    pub language: Option<&'static Language>,
     pub fields: Map<String, Value>,
 }
 
@@ -58,7 +60,19 @@ pub fn sample(source: &str, problems: &ProblemSet, record: Record) -> Result<Sam
             return Err(InputError::NoCandidate { path: source.to_owned(), line, fields });
         }
     };
-    Ok(Sample { line, problem, candidate, fields })
+    let language = match fields.get("language") {
+        None | Some(Value::Null) => None,
+        Some(_) => {
+            let name = string_field(source, line, &fields, "language")?;
+            Some(Language::named(&name).ok_or_else(|| InputError::UnknownLanguage {
+                path: source.to_owned(),
+                line,
+                language: name,
+                known: Language::names().join(", "),
+            })?)
+        }
+    };
+    Ok(Sample { line, problem, candidate, language, fields })
 }
 
 /// Whether a record has the fields of a problem rather than of a sample.

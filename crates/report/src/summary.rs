@@ -76,7 +76,10 @@ impl Report<'_> {
             _ => writeln!(out, "{} of {}", plural(decided, "sample"), plural(self.tally.problems_seen(), "problem"))?,
         }
         for (status, count) in &self.tally.statuses {
-            writeln!(out, "  {status:<14}{count:>8}")?;
+            // The count ends where the scores' columns end, however long the status's
+            // name (`compile-timeout` is longer than the column before the numbers).
+            let width = 22usize.saturating_sub(status.len()).max(1);
+            writeln!(out, "  {status}{count:>width$}")?;
         }
         if !self.complete {
             writeln!(out, "  {:<14}not reported: the run is incomplete", "pass@k")?;

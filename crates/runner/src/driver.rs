@@ -189,10 +189,42 @@ fn hand_over(command: &mut tokio::process::Command, judge_link: RawFd, source_li
     unsafe { command.pre_exec(place) };
 }
 
+/// How the driver builds and runs a program in a language other than its own (see
+/// `toolchain`).
+#[derive(Serialize)]
+struct Build<'a> {
+    language: &'a str,
+    source: &'a str,
+    compile: &'a [String],
+    artifact: &'a crate::language::Artifact,
+    run: &'a [String],
+    serve: &'a [String],
+    judge: &'a [String],
+    compile_timeout: f64,
+}
+
+impl<'a> Build<'a> {
+    fn of(program: &'a Program, compile_timeout: Duration) -> Option<Build<'a>> {
+        let toolchain = program.toolchain()?;
+        Some(Build {
+            language: &toolchain.language,
+            source: &toolchain.source,
+            compile: &toolchain.compile,
+            artifact: &toolchain.artifact,
+            run: &toolchain.run,
+            serve: &toolchain.serve,
+            judge: &toolchain.judge,
+            compile_timeout: compile_timeout.as_secs_f64(),
+        })
+    }
+}
+
 #[derive(Serialize)]
 struct Request<'a> {
     #[serde(flatten)]
     code: Code<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    build: Option<Build<'a>>,
     /// The sample's number on this driver, which the judge's line names it by.
     seq: u64,
     timeout: f64,
@@ -318,13 +350,15 @@ impl Driver {
         let sandbox = limits.sandbox;
         self.seq += 1;
         let seq = self.seq;
+        let verdicts = program.verdicts(limits.verdicts);
         // In process, candidate and tests are one program: nothing goes to a judge.
-        match (&program.problem().tests, limits.verdicts) {
+        match (&program.problem().tests, verdicts) {
             (Tests::Check(_), VerdictMode::InProcess) => {}
             (Tests::Check(suite) | Tests::Calls(suite) | Tests::Stdio(suite), _) => self.judge.send(seq, suite),
         }
         let request = Request {
-            code: Code::of(program, limits.verdicts, &mut self.suites),
+            code: Code::of(program, verdicts, &mut self.suites),
+            build: Build::of(program, sandbox.compile_timeout()),
             seq,
             timeout: limits.timeout.as_secs_f64(),
             output_cap: limits.output_cap,
@@ -336,7 +370,7 @@ impl Driver {
         };
         let mut message = serde_json::to_vec(&request).expect("a request always serializes");
         message.push(b'\n');
-        self.sources.send(seq, &source(program, limits.verdicts)).map_err(DriverError::Pipe)?;
+        self.sources.send(seq, &source(program, verdicts)).map_err(DriverError::Pipe)?;
         let Driver { leader, stdin, stdout, line, .. } = self;
         let exchange = async {
             stdin.write_all(&message).await.map_err(DriverError::Pipe)?;

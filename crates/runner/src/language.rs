@@ -1,8 +1,9 @@
 //! The languages passk runs, as data: `sandbox/languages.toml` says how each one's
-//! toolchain is found and starts its driver, and how a base model's completion in it
-//! ends; `build.rs` compiles in each driver's files. The rest of the runner asks a
-//! [`Language`] rather than naming one, so that a new language is a table and a driver,
-//! not edits wherever Python was assumed.
+//! toolchain is found, how the host language's starts its driver, how every other
+//! language's program is built and run, and how a base model's completion in it ends;
+//! `build.rs` compiles in each driver's files. The rest of the runner asks a
+//! [`Language`] rather than naming one, so that a new language is a table (and, for a
+//! host, a driver), not edits wherever Python was assumed.
 
 use std::sync::LazyLock;
 
@@ -24,13 +25,69 @@ pub struct Language {
     pub package: String,
     /// The oldest toolchain version the driver supports, as `major.minor`.
     pub minimum_version: String,
+    /// Other names a sample or a run may give it.
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// The toolchain's arguments that print its version.
+    pub version: Vec<String>,
+    /// Where a base model's completion ends.
+    pub stop_sequences: Vec<String>,
+    /// How the host language's toolchain starts its driver.
+    pub host: Option<Host>,
+    /// How a program in this language is built and run by the host's driver.
+    pub program: Option<ProgramRule>,
+}
+
+/// How a toolchain starts the driver a worker slot runs.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Host {
     /// The driver's directory in `sandbox/`.
     pub driver: String,
     /// The toolchain's arguments that start the driver, before the driver's directory and
     /// its own arguments.
     pub start: Vec<String>,
-    /// Where a base model's completion ends.
-    pub stop_sequences: Vec<String>,
+}
+
+/// How a program in a language other than the host's is built and run.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProgramRule {
+    /// The file the program is written to.
+    pub source: String,
+    /// The build's command (empty where nothing is built); `{source}` is the source's name.
+    pub compile: Vec<String>,
+    /// What the build leaves that runs.
+    pub artifact: Artifact,
+    /// The run's command (empty: the artifact itself); `{artifact}` is its path.
+    pub run: Vec<String>,
+    /// For function completions, the command that serves calls of the candidate's entry
+    /// point (`{entry}`) in its process, from the driver's directory (`{driver}`); empty
+    /// where the language has none.
+    #[serde(default)]
+    pub serve: Vec<String>,
+    /// The command that runs a problem's tests against that server, in the judge's process.
+    #[serde(default)]
+    pub judge: Vec<String>,
+}
+
+impl ProgramRule {
+    /// Whether problems whose tests call a function can be judged in this language.
+    pub fn judges_functions(&self) -> bool {
+        !self.serve.is_empty() && !self.judge.is_empty()
+    }
+}
+
+/// What a build leaves that runs.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Artifact {
+    /// An executable.
+    Binary { path: String },
+    /// Classes below a directory, packed into a jar whose main class is the public one.
+    Jar { path: String },
+    /// The source itself, which an interpreter runs.
+    Source,
 }
 
 #[derive(Debug, Deserialize)]
@@ -49,8 +106,20 @@ impl Language {
         &LANGUAGES
     }
 
+    /// The language a sample or a run calls `name`, by its name or an alias, in any case.
     pub fn named(name: &str) -> Option<&'static Language> {
-        LANGUAGES.iter().find(|language| language.name == name)
+        let wanted = name.trim().to_lowercase();
+        LANGUAGES.iter().find(|language| language.name == wanted || language.aliases.contains(&wanted))
+    }
+
+    /// Every language's name, for a message that lists them.
+    pub fn names() -> Vec<&'static str> {
+        LANGUAGES.iter().map(|language| language.name.as_str()).collect()
+    }
+
+    /// How the host's toolchain starts its driver.
+    pub fn host(&self) -> &Host {
+        self.host.as_ref().expect("only the host language starts a driver; a unit test checks python is one")
     }
 
     /// Python, which every problem format read today is written in.
@@ -62,7 +131,7 @@ impl Language {
     pub fn driver_files(&self) -> &'static [(&'static str, &'static str)] {
         DRIVERS
             .iter()
-            .find(|(directory, _)| *directory == self.driver)
+            .find(|(directory, _)| *directory == self.host().driver)
             .map(|(_, files)| *files)
             .expect("every language's driver is compiled in; a unit test checks")
     }
@@ -86,19 +155,27 @@ mod tests {
     fn the_table_parses_and_every_language_has_its_driver_compiled_in() {
         assert!(!Language::all().is_empty());
         for language in Language::all() {
-            assert!(!language.driver_files().is_empty(), "{}", language.name);
-            assert!(!language.start.is_empty() && !language.toolchain.is_empty(), "{language:?}");
+            assert!(!language.toolchain.is_empty() && !language.version.is_empty(), "{language:?}");
+            assert!(language.host.is_some() != language.program.is_some(), "a host or a program: {language:?}");
+            if language.host.is_some() {
+                assert!(!language.driver_files().is_empty(), "{}", language.name);
+                assert!(!language.host().start.is_empty(), "{language:?}");
+            }
             assert_eq!(Language::named(&language.name), Some(language), "names are unique");
+            for alias in &language.aliases {
+                assert_eq!(Language::named(alias), Some(language), "aliases are unique");
+            }
         }
         assert_eq!(Language::python().toolchain, "python3");
+        assert_eq!(Language::named(" C++ ").map(|language| language.name.as_str()), Some("cpp"));
     }
 
     /// Guards against a file of a driver's directory left out of the binary.
     #[test]
     fn every_file_of_a_drivers_directory_is_compiled_in() {
         let sandbox = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sandbox");
-        for language in Language::all() {
-            let mut on_disk: Vec<String> = std::fs::read_dir(sandbox.join(&language.driver))
+        for language in Language::all().iter().filter(|language| language.host.is_some()) {
+            let mut on_disk: Vec<String> = std::fs::read_dir(sandbox.join(&language.host().driver))
                 .unwrap()
                 .map(|entry| entry.unwrap())
                 .filter(|entry| entry.file_type().unwrap().is_file())

@@ -37,16 +37,18 @@ mod program;
 pub mod reaper;
 pub mod sandbox;
 mod source_line;
+mod toolchain;
 mod verdict;
 
 pub use interpreter::{Interpreter, InterpreterError};
-pub use language::Language;
+pub use language::{Artifact, Language};
 pub use limits::Limits;
 pub use pool::{Batch, DriverFacts, Job, Pool, PoolError, PoolOptions};
 pub use process::protect_this_process;
 pub use program::{Candidate, ProblemCode, Program, Suite, Tests, VerdictMode};
 pub use sandbox::{Isolation, Level, SandboxMode};
 pub use tokio_util::sync::CancellationToken;
+pub use toolchain::{Toolchain, ToolchainError};
 pub use verdict::{Phase, Status, TestCounts, Verdict};
 
 /// An error and its causes, on one line: `cannot start worker 1: the driver exited ...`.

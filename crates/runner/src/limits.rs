@@ -20,4 +20,12 @@ pub struct Limits {
     pub open_files: u64,
     /// Each sample's own /tmp and /dev/shm at level `full`, in MiB.
     pub tmp_mib: u64,
+    /// Wall-clock seconds a program's build may take.
+    pub compile_seconds: u64,
+}
+
+impl Limits {
+    pub fn compile_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.compile_seconds)
+    }
 }

@@ -3,6 +3,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::toolchain::Toolchain;
+
 /// What a sample offers to be tested.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Candidate {
@@ -200,6 +202,8 @@ pub struct Program {
     candidate: String,
     /// The candidate followed by the setup code its process runs in judge mode, if any.
     judged: Option<String>,
+    /// The toolchain that builds and runs it, where it is not in the host's language.
+    toolchain: Option<Arc<Toolchain>>,
 }
 
 impl Program {
@@ -208,7 +212,27 @@ impl Program {
             Candidate::Completion(completion) => format!("{}{completion}", problem.prompt),
             Candidate::Solution(solution) => solution.clone(),
         };
-        Program { problem: problem.clone(), judged: judged(problem, &candidate), candidate }
+        Program { problem: problem.clone(), judged: judged(problem, &candidate), candidate, toolchain: None }
+    }
+
+    /// The same program in another language, which `toolchain` builds and runs.
+    pub fn in_language(self, toolchain: Arc<Toolchain>) -> Program {
+        Program { toolchain: Some(toolchain), ..self }
+    }
+
+    /// Who decides this program's verdict when `asked` is: a program in another language
+    /// than the host's is always judged, as it has no in-process form.
+    pub fn verdicts(&self, asked: VerdictMode) -> VerdictMode {
+        if self.toolchain.is_some() {
+            VerdictMode::Judge
+        } else {
+            asked
+        }
+    }
+
+    /// The toolchain of a program not in the host's language.
+    pub fn toolchain(&self) -> Option<&Toolchain> {
+        self.toolchain.as_deref()
     }
 
     /// The same candidate against other tests of its problem: `problem` differs from
@@ -220,6 +244,7 @@ impl Program {
             problem: problem.clone(),
             judged: judged(problem, &self.candidate),
             candidate: self.candidate.clone(),
+            toolchain: self.toolchain.clone(),
         }
     }
 

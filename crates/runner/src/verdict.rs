@@ -13,6 +13,10 @@ pub enum Status {
     Error,
     /// The program was still running at its time limit.
     Timeout,
+    /// The program, in a compiled language, did not compile: the compiler said why.
+    CompileError,
+    /// The program's build was still running at its time limit (`--compile-timeout`).
+    CompileTimeout,
     /// The program ran out of memory.
     OutOfMemory,
     /// The program was killed by a signal (a crash, or a signal it sent itself).
@@ -37,6 +41,8 @@ impl Status {
             Status::Failed => "failed",
             Status::Error => "error",
             Status::Timeout => "timeout",
+            Status::CompileError => "compile-error",
+            Status::CompileTimeout => "compile-timeout",
             Status::OutOfMemory => "out-of-memory",
             Status::Killed => "killed",
             Status::LimitExceeded => "limit",

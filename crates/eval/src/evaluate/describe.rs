@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::EvaluateOptions;
 use crate::events::{warning, EventSink};
+use crate::languages::Toolchains;
 use passk_formats::problems::{Format, ProblemSet};
 
 pub fn refused(isolation: &Isolation) -> Value {
@@ -96,6 +97,25 @@ fn describe_syscalls(level: Level, facts: DriverFacts) -> &'static str {
     } else {
         "not filtered: the kernel refused the seccomp filter"
     }
+}
+
+/// The toolchains of the samples' other languages, with their versions, and how their
+/// builds run; None where every sample is in the host's language.
+pub fn describe_toolchains(toolchains: &Toolchains, limits: &passk_runner::Limits) -> Option<String> {
+    let found: Vec<String> = toolchains
+        .found()
+        .map(|toolchain| {
+            let name = toolchain.path.file_name().map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+            format!("{}: {name} {} ({})", toolchain.language, toolchain.version, toolchain.path.display())
+        })
+        .collect();
+    (!found.is_empty()).then(|| {
+        format!(
+            "{}; each program built once, in the sandbox with the sample's limits, {} s to compile",
+            found.join(", "),
+            limits.compile_seconds
+        )
+    })
 }
 
 /// The Python packages candidates can import and read.

@@ -73,7 +73,7 @@ pub async fn decide(
         .map(|&position| {
             let problem = &problems.problems[position];
             let solution = problem.canonical_solution.as_ref()?;
-            matches!(problem.code.tests, Tests::Check(_))
+            (matches!(problem.code.tests, Tests::Check(_)) && problem.language().is_none())
                 .then(|| Program::new(&problem.code, &Candidate::Completion(solution.clone())))
         })
         .collect();
@@ -115,7 +115,8 @@ pub async fn decide(
         indices.len(),
         passk_report::words::plural(falls_back.len(), "problem")
     );
-    let programs = samples::programs(&prepared.samples, problems, prepared.total, &indices, extract)?;
+    let programs =
+        samples::programs(&prepared.samples, problems, prepared.total, &indices, extract, &prepared.toolchains)?;
     judge_in_process(pool, programs, journal, recorded, interrupt).await?;
     Ok(if interrupt.is_cancelled() { Fallback::Interrupted } else { Fallback::Done })
 }

@@ -74,6 +74,8 @@ pub struct EvaluateOptions {
     pub partial: bool,
     /// Take the program out of raw model output.
     pub extract: bool,
+    /// The language of samples that name none (`--language`); else their set's own.
+    pub language: Option<&'static passk_runner::Language>,
     /// Give each problem `timeout + factor × its canonical solution's runtime`.
     pub calibrate: Option<f64>,
     pub uncertainty: UncertaintyOptions,
@@ -136,7 +138,7 @@ pub async fn evaluate(
             .collect();
         run.calibrated_timeouts = Some(limits);
     }
-    let footer = describe::footer(
+    let mut footer = describe::footer(
         &options,
         &prepared.problems,
         &machine.isolation,
@@ -145,6 +147,9 @@ pub async fn evaluate(
         counts.executions,
         counts.reused,
     );
+    if let Some(toolchains) = describe::describe_toolchains(&prepared.toolchains, &options.workers.limits) {
+        footer.push(("toolchains".into(), toolchains));
+    }
     concluded.report(&options, &prepared, machine.settings, run, footer, clock, events)
 }
 
@@ -287,7 +292,16 @@ impl Started {
                     let problems = Arc::make_mut(&mut prepared.problems);
                     recordings.compute(problems, &mut pool, interrupt, events).await?;
                     let problems = &prepared.problems;
-                    canonical::calibrate(&mut pool, problems, options.workers.timeout, factor, interrupt, events).await
+                    canonical::calibrate(
+                        &mut pool,
+                        problems,
+                        &prepared.toolchains,
+                        options.workers.timeout,
+                        factor,
+                        interrupt,
+                        events,
+                    )
+                    .await
                 };
                 match calibrating.await {
                     Ok(calibrated) => calibrated,
@@ -400,7 +414,9 @@ impl Concluded {
         let mut timed_out = timed_out;
         if stopped.is_none() && !timed_out.is_empty() {
             let (problems, factor) = (&prepared.problems, options.set.time_limit_factor);
-            match canonical::floors(&mut pool, problems, &timed_out.problems(), factor, interrupt).await {
+            match canonical::floors(&mut pool, problems, &prepared.toolchains, &timed_out.problems(), factor, interrupt)
+                .await
+            {
                 Ok(measured) => {
                     let raised = timed_out.keep(&measured, options.workers.timeout, options.retry_timeouts);
                     floors =

@@ -11,6 +11,7 @@ use passk_runner::{Interpreter, Tests, VerdictMode};
 use super::samples::{self, SamplesFile};
 use super::EvaluateOptions;
 use crate::error::EvalError;
+use crate::languages::Toolchains;
 use crate::lock::ResultsLock;
 use passk_formats::problems::ProblemSet;
 use passk_formats::run::{TestSettings, VerdictSettings};
@@ -30,6 +31,8 @@ pub struct Prepared {
     /// Samples that look like raw chat output, run without `--extract`.
     pub chat_like: usize,
     pub interpreter: Interpreter,
+    /// The toolchains of the samples' languages other than the host's.
+    pub toolchains: Toolchains,
     /// The report asked for, its name and path checked.
     pub report: Option<ReportPath>,
     /// The settings that decide the verdicts, but for the sandbox level, which is known
@@ -54,6 +57,7 @@ impl Prepared {
         let report = options.report.as_deref().map(ReportPath::new).transpose()?;
         // Meanwhile the interpreter is found; a bad input is still reported first.
         let checking = {
+            let toolchains = Toolchains::new(options.language);
             let (problems, given, partial, extract, set, verdicts) = (
                 options.problems.clone(),
                 options.samples.clone(),
@@ -75,20 +79,25 @@ impl Prepared {
                     });
                 }
                 let samples = SamplesFile::open(&given, &beside)?;
-                let checked = samples::check(&samples, &problems, extract)?;
+                let checked = samples::check(&samples, &problems, extract, &toolchains)?;
                 if checked.covered.len() < problems.problems.len() && !partial {
                     return Err(samples::missing_problems(&samples, &problems, &checked.covered));
                 }
                 let sha256 = samples.sha256()?;
-                Ok::<_, InputError>((Arc::new(samples), Arc::new(problems), checked, sha256))
+                Ok::<_, InputError>((Arc::new(samples), Arc::new(problems), checked, sha256, toolchains))
             })
         };
         let interpreter = options.workers.interpreter().await;
-        let (samples, problems, checked, samples_sha256) =
+        let (samples, problems, checked, samples_sha256, mut toolchains) =
             checking.await.expect("checking the input does not panic")?;
         let interpreter = interpreter?;
+        let languages = checked.languages.clone();
+        let toolchains = tokio::task::spawn_blocking(move || toolchains.find(languages).map(|()| toolchains))
+            .await
+            .expect("finding toolchains does not panic")
+            .map_err(EvalError::Toolchain)?;
         tracing::info!(python = %interpreter.executable.display(), version = %interpreter.version, "interpreter resolved");
-        let settings = settings(options, &problems, &samples_sha256, &interpreter);
+        let settings = settings(options, &problems, &samples_sha256, &interpreter, &toolchains);
         Ok(Prepared {
             _lock: lock,
             samples,
@@ -98,6 +107,7 @@ impl Prepared {
             chat_like: checked.chat_like,
             report,
             interpreter,
+            toolchains,
             settings,
         })
     }
@@ -131,6 +141,7 @@ fn settings(
     problems: &ProblemSet,
     samples_sha256: &str,
     interpreter: &Interpreter,
+    toolchains: &Toolchains,
 ) -> VerdictSettings {
     let set = &options.set;
     VerdictSettings {
@@ -160,6 +171,13 @@ fn settings(
         python: interpreter.executable.display().to_string(),
         python_version: interpreter.version.clone(),
         allowed_packages: options.workers.allowed_packages.clone(),
+        language: options.language.map(|language| language.name.clone()),
+        toolchains: toolchains
+            .found()
+            .map(|toolchain| {
+                (toolchain.language.clone(), format!("{} {}", toolchain.path.display(), toolchain.version))
+            })
+            .collect(),
         sandbox: None,
     }
 }

@@ -160,6 +160,7 @@ pub async fn run(
         retry: resumed.map_or_else(BTreeSet::new, |resumed| resumed.unretried_timeouts().into_iter().collect()),
         total: prepared.total,
         extract: options.extract,
+        toolchains: prepared.toolchains.clone(),
     };
     // One job waiting per worker, so that a worker that frees up finds one; the rest wait
     // in `queued`, where the longest expected go first.

@@ -13,6 +13,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use crate::dedup::{self, Key, Sample};
+use crate::languages::Toolchains;
 use passk_formats::extract;
 use passk_formats::jsonl::JsonlReader;
 use passk_formats::problems::{Format, ProblemSet};
@@ -98,15 +99,26 @@ pub struct Checked {
     /// Samples whose text looks like a chat model's raw answer (counted without
     /// `--extract`, to suggest it).
     pub chat_like: usize,
+    /// The languages other than the host's that samples are in, whose toolchains the
+    /// run needs.
+    pub languages: BTreeSet<&'static str>,
 }
 
 /// Checks every sample against the problem set.
-pub fn check(samples: &SamplesFile, problems: &ProblemSet, extracting: bool) -> Result<Checked, InputError> {
+pub fn check(
+    samples: &SamplesFile,
+    problems: &ProblemSet,
+    extracting: bool,
+    toolchains: &Toolchains,
+) -> Result<Checked, InputError> {
     let reader = samples.reader()?;
     let source = reader.source().to_owned();
-    let mut checked = Checked { total: 0, covered: BTreeSet::new(), chat_like: 0 };
+    let mut checked = Checked { total: 0, covered: BTreeSet::new(), chat_like: 0, languages: BTreeSet::new() };
     for record in reader {
         let sample = sample::sample(&source, problems, record?)?;
+        if let Some(language) = toolchains.check(&source, &sample, problems)? {
+            checked.languages.insert(&language.name);
+        }
         checked.covered.insert(sample.problem);
         let text = match &sample.candidate {
             Candidate::Completion(text) | Candidate::Solution(text) => text,
@@ -180,6 +192,7 @@ pub struct Feed {
     pub retry: BTreeSet<usize>,
     pub total: usize,
     pub extract: bool,
+    pub toolchains: Toolchains,
 }
 
 /// Reads every sample again, in file order, and sends on each that `feed` does not skip,
@@ -200,10 +213,11 @@ pub fn programs(
     total: usize,
     indices: &[usize],
     extract: bool,
+    toolchains: &Toolchains,
 ) -> Result<Vec<(usize, Program)>, InputError> {
     let wanted: BTreeSet<usize> = indices.iter().copied().collect();
     let decided = (0..total).filter(|i| !wanted.contains(i)).collect();
-    let feed = Feed { decided, retry: BTreeSet::new(), total, extract };
+    let feed = Feed { decided, retry: BTreeSet::new(), total, extract, toolchains: toolchains.clone() };
     let mut programs = Vec::with_capacity(indices.len());
     each_pending(samples, problems, &feed, |pending| {
         programs.push((pending.sample.index, pending.program));
@@ -232,6 +246,7 @@ fn each_pending(
             continue;
         }
         let problem = &problems.problems[sample.problem];
+        let language = feed.toolchains.language_of(&sample, problems);
         let candidate = if feed.extract {
             // A standard-input problem has no prompt to continue: its program is whole,
             // whichever field holds it, and a base model's stop sequences ("\nif",
@@ -241,7 +256,7 @@ fn each_pending(
                 Candidate::Completion(text) => (text, stdin_problem),
                 Candidate::Solution(text) => (text, true),
             };
-            let extracted = extract::extract(raw, &problem.code, whole_program, problems.format.language());
+            let extracted = extract::extract(raw, &problem.code, whole_program, language);
             let (run_as, code) = match &extracted.candidate {
                 Candidate::Completion(code) => ("completion", code),
                 Candidate::Solution(code) => ("solution", code),
@@ -252,7 +267,8 @@ fn each_pending(
         } else {
             sample.candidate
         };
-        let program = Program::new(&problem.code, &program_of(problems.format, candidate));
+        let program =
+            feed.toolchains.program_in(Program::new(&problem.code, &program_of(problems.format, candidate)), language);
         let pending_sample = Pending {
             sample: Sample { index, fields: sample.fields },
             key: dedup::key(&program),

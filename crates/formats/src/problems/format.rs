@@ -4,7 +4,7 @@
 
 use passk_runner::Language;
 
-use super::{contests, each_line, evalplus, humaneval, mbpp, Problem, SetOptions};
+use super::{contests, each_line, evalplus, humaneval, mbpp, multilingual, Problem, SetOptions};
 use crate::error::InputError;
 use crate::jsonl::JsonlReader;
 
@@ -29,6 +29,13 @@ pub enum Format {
     Livecodebench,
     // SandboxFusion's files of CodeContests and LiveCodeBench: `id`, `content`, `labels`, `test`.
     Sandboxfusion,
+    // HumanEval-X: `task_id` (`CPP/0`, `Java/0`, `JavaScript/0`, ...), `prompt`,
+    // `declaration`, `canonical_solution`, `test`, `example_test`.
+    #[serde(rename = "humaneval-x")]
+    HumanevalX,
+    // MultiPL-E: `name, language, prompt, tests, stop_tokens`.
+    #[serde(rename = "multipl-e")]
+    MultiplE,
 }
 
 type Read = fn(JsonlReader, &SetOptions) -> Result<Vec<(usize, Problem)>, InputError>;
@@ -52,7 +59,7 @@ struct Registered {
 }
 
 /// Every format, in the order a listing of them shows.
-const REGISTRY: [Registered; 8] = [
+const REGISTRY: [Registered; 10] = [
     Registered {
         format: Format::Humaneval,
         name: "humaneval",
@@ -135,13 +142,40 @@ const REGISTRY: [Registered; 8] = [
         numeric_ids: true,
         language: Language::python,
     },
+    Registered {
+        format: Format::HumanevalX,
+        name: "humaneval-x",
+        // HumanEval's fields less `entry_point`, with CodeGeeX's own.
+        detect: |has| has("declaration") && has("example_test") && has("test") && !has("entry_point"),
+        read: |reader, _| {
+            let source = reader.source().to_owned();
+            each_line(reader, |line, object| multilingual::humaneval_x(&source, line, object))
+        },
+        numeric_ids: false,
+        // Each file is one language, which its task ids name.
+        language: Language::python,
+    },
+    Registered {
+        format: Format::MultiplE,
+        name: "multipl-e",
+        detect: |has| has("stop_tokens") && has("tests") && has("prompt"),
+        read: |reader, _| {
+            let source = reader.source().to_owned();
+            each_line(reader, |line, object| multilingual::multipl_e(&source, line, object))
+        },
+        numeric_ids: false,
+        // Each record names its language.
+        language: Language::python,
+    },
 ];
 
 /// The order formats are tried in when told from a record's fields, most specific
 /// first: EvalPlus's records have HumanEval's fields too, and MBPP's original has
 /// sanitized MBPP's `test_list`.
-const DETECTION: [Format; 8] = [
+const DETECTION: [Format; 10] = [
     Format::Evalplus,
+    Format::MultiplE,
+    Format::HumanevalX,
     Format::Mbpp,
     Format::MbppSanitized,
     Format::Apps,

@@ -15,6 +15,7 @@ pub mod evalplus;
 mod format;
 mod humaneval;
 pub mod mbpp;
+mod multilingual;
 mod raw;
 
 use std::collections::HashMap;
@@ -77,6 +78,19 @@ pub struct Problem {
     pub canonical_solution: Option<String>,
     /// EvalPlus: the inputs, until their expected outputs are known.
     pub evalplus: Option<Arc<EvalPlusInputs>>,
+}
+
+impl Problem {
+    /// The language a problem whose tests are in a language of their own is written in
+    /// (HumanEval-X's and MultiPL-E's); None where it is its format's.
+    pub fn language(&self) -> Option<&'static passk_runner::Language> {
+        match &self.code.tests {
+            passk_runner::Tests::Check(suite) => {
+                passk_runner::Language::named(suite.data.get("program")?.get("language")?.as_str()?)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Problem sets compiled into the binary, so they work wherever passk does.

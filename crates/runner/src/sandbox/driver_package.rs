@@ -37,7 +37,7 @@ pub fn files(language: &Language) -> Vec<(&'static str, Vec<u8>)> {
 /// Writes the language's driver below `dir`, in a directory of the driver's name,
 /// readable by every user (a slot's user must read it).
 pub fn write(dir: &Path, language: &Language) -> io::Result<()> {
-    let package = dir.join(&language.driver);
+    let package = dir.join(&language.host().driver);
     std::fs::create_dir_all(&package)?;
     for directory in [dir, package.as_path()] {
         std::fs::set_permissions(directory, std::fs::Permissions::from_mode(0o755))?;

@@ -146,7 +146,7 @@ impl HelperPolicy {
             _ => (self.driver.display().to_string(), self.scratch.display().to_string()),
         };
         let mut command = vec![interpreter];
-        command.extend(self.language().start.iter().cloned());
+        command.extend(self.language().host().start.iter().cloned());
         command.extend([driver, scratch]);
         if self.mapped_ids.is_some() {
             command.extend(["--candidate-user".into(), CANDIDATE_ID_INSIDE.to_string()]);

@@ -165,13 +165,25 @@ fn build_root(
     // semaphores, which multiprocessing needs).
     sys.mkdir_all(&inside(root, Path::new("/dev/shm"))).map_err(step("cannot create /dev/shm"))?;
 
+    // The names programs read their standard streams by (`/dev/stdin`, Node's and
+    // Bash's common idioms), through the process's own descriptors.
+    for (link, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
+        sys.symlink(Path::new(target), &inside(root, Path::new("/dev")).join(link))
+            .map_err(step("cannot link the standard streams in /dev"))?;
+    }
+
     let proc = inside(root, Path::new("/proc"));
     sys.mkdir_all(&proc).map_err(step("cannot create /proc"))?;
     sys.mount(Some(Path::new("proc")), &proc, Some("proc"), hardened | MsFlags::MS_NOEXEC, None)
         .map_err(step("cannot mount /proc for the new pid namespace"))?;
 
     let language = policy.language();
-    let package = inside(root, Path::new(DRIVER_INSIDE)).join(&language.driver);
+    let package = inside(root, Path::new(DRIVER_INSIDE)).join(&language.host().driver);
     sys.mkdir_all(&package).map_err(step("cannot create the driver's directory"))?;
     for (name, contents) in driver_package::files(language) {
         sys.write_file(&package.join(name), &contents).map_err(step("cannot copy the driver"))?;

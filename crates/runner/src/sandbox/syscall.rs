@@ -20,6 +20,8 @@ pub trait Syscall {
     fn unshare_mapped_from_outside(&mut self, flags: CloneFlags, uid_map: &str, gid_map: &str) -> SysResult<()>;
     fn write_file(&mut self, path: &Path, contents: &[u8]) -> SysResult<()>;
     fn mkdir_all(&mut self, path: &Path) -> SysResult<()>;
+    /// Makes `link` a symbolic link to `target`.
+    fn symlink(&mut self, target: &Path, link: &Path) -> SysResult<()>;
     /// Creates an empty file, to bind a file over.
     fn touch(&mut self, path: &Path) -> SysResult<()>;
     fn is_dir(&mut self, path: &Path) -> bool;
@@ -138,6 +140,10 @@ impl Syscall for LinuxSyscall {
         std::fs::create_dir_all(path).map_err(io_errno)
     }
 
+    fn symlink(&mut self, target: &Path, link: &Path) -> SysResult<()> {
+        std::os::unix::fs::symlink(target, link).map_err(io_errno)
+    }
+
     fn touch(&mut self, path: &Path) -> SysResult<()> {
         std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(path).map(drop).map_err(io_errno)
     }
@@ -243,6 +249,7 @@ pub enum Call {
     UnshareMapped(CloneFlags, String, String),
     Write(PathBuf, String),
     Mkdir(PathBuf),
+    Symlink(PathBuf, PathBuf),
     Touch(PathBuf),
     Mount { source: Option<PathBuf>, target: PathBuf, fstype: Option<String>, flags: MsFlags, data: Option<String> },
     PivotRoot(PathBuf),
@@ -298,6 +305,11 @@ impl Syscall for RecordingSyscall {
 
     fn mkdir_all(&mut self, path: &Path) -> SysResult<()> {
         self.calls.push(Call::Mkdir(path.to_owned()));
+        Ok(())
+    }
+
+    fn symlink(&mut self, target: &Path, link: &Path) -> SysResult<()> {
+        self.calls.push(Call::Symlink(target.to_owned(), link.to_owned()));
         Ok(())
     }
 

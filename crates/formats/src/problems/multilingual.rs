@@ -1,0 +1,169 @@
+//! Function completions in languages other than Python: HumanEval-X (`CPP/0`,
+//! `Java/0`, `JavaScript/0`, `Go/0`, `Rust/0`, and `Python/0`, read as HumanEval) and
+//! MultiPL-E (`name, language, prompt, tests, stop_tokens`). A completion continues the
+//! prompt, and the tests follow, as each suite's own harness assembles them; here the
+//! tests go to the judge alone, with the prompt's helpers, and the candidate's process
+//! serves calls of the entry point (see `sandbox/passk_driver/programs.py`).
+
+use std::sync::Arc;
+
+use passk_runner::{Language, ProblemCode, Suite, Tests};
+use serde_json::{json, Map, Value};
+
+use super::Problem;
+use crate::error::InputError;
+use crate::fields::{optional_string_field, string_field};
+
+/// HumanEval-X's language of a task id's prefix.
+fn humaneval_x_language(task_id: &str) -> Option<&'static str> {
+    let (prefix, _) = task_id.split_once('/')?;
+    Some(match prefix {
+        "CPP" => "cpp",
+        "Java" => "java",
+        "JavaScript" => "javascript",
+        "Go" => "go",
+        "Rust" => "rust",
+        "Python" => "python",
+        _ => return None,
+    })
+}
+
+/// A record of HumanEval-X's files.
+pub fn humaneval_x(source: &str, line: usize, object: &Map<String, Value>) -> Result<Problem, InputError> {
+    let task_id = string_field(source, line, object, "task_id")?;
+    let name = humaneval_x_language(&task_id).ok_or_else(|| InputError::Field {
+        path: source.to_owned(),
+        line,
+        field: "task_id",
+        message: format!(
+            "is {task_id:?}, which names none of HumanEval-X's languages (CPP/, Java/, JavaScript/, Go/, Rust/, Python/)"
+        ),
+    })?;
+    if name == "python" {
+        return super::humaneval::problem(source, line, object);
+    }
+    let language = known(source, line, name)?;
+    let prompt = string_field(source, line, object, "prompt")?;
+    let test = string_field(source, line, object, "test")?;
+    let canonical_solution = optional_string_field(source, line, object, "canonical_solution")?;
+    function_problem(source, line, task_id, language, prompt, test, canonical_solution)
+}
+
+/// A record of MultiPL-E's files.
+pub fn multipl_e(source: &str, line: usize, object: &Map<String, Value>) -> Result<Problem, InputError> {
+    let task_id = match optional_string_field(source, line, object, "task_id")? {
+        Some(task_id) => task_id,
+        None => string_field(source, line, object, "name")?,
+    };
+    let name = string_field(source, line, object, "language")?;
+    let language = known(source, line, &name)?;
+    let prompt = string_field(source, line, object, "prompt")?;
+    let tests = string_field(source, line, object, "tests")?;
+    function_problem(source, line, task_id, language, prompt, tests, None)
+}
+
+fn known(source: &str, line: usize, name: &str) -> Result<&'static Language, InputError> {
+    Language::named(name).ok_or_else(|| InputError::UnknownLanguage {
+        path: source.to_owned(),
+        line,
+        language: name.to_owned(),
+        known: Language::names().join(", "),
+    })
+}
+
+fn function_problem(
+    source: &str,
+    line: usize,
+    task_id: String,
+    language: &'static Language,
+    prompt: String,
+    test: String,
+    canonical_solution: Option<String>,
+) -> Result<Problem, InputError> {
+    let (helpers, entry_point) = entry_point(&prompt, language).ok_or_else(|| InputError::Field {
+        path: source.to_owned(),
+        line,
+        field: "prompt",
+        message: format!("does not end in a {} function's declaration, so the entry point is unknown", language.name),
+    })?;
+    let data = json!({
+        "entry_point": entry_point,
+        "program": {"language": language.name, "helpers": helpers, "test": test},
+    });
+    let tests = Tests::Check(Arc::new(Suite::new(data, 1, None)));
+    let code = Arc::new(ProblemCode { prompt, tests, entry_point });
+    Ok(Problem { task_id, code, canonical_solution, evalplus: None })
+}
+
+/// The prompt's code before the entry point's declaration (its helpers, which the tests
+/// may call), and the entry point's name: the last function the prompt declares.
+fn entry_point(prompt: &str, language: &Language) -> Option<(String, String)> {
+    let mut at = 0;
+    let mut found = None;
+    for line in prompt.split_inclusive('\n') {
+        if let Some(name) = declared(line.trim_start(), language) {
+            found = Some((prompt[..at].to_owned(), name));
+        }
+        at += line.len();
+    }
+    found
+}
+
+/// The function a line declares, where it begins a declaration of one.
+fn declared(line: &str, language: &Language) -> Option<String> {
+    let identifier = |text: &str| -> Option<String> {
+        let end = text.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$')).unwrap_or(text.len());
+        let name = &text[..end];
+        (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then(|| name.to_owned())
+    };
+    match language.name.as_str() {
+        "javascript" => {
+            let line = line.strip_prefix("export ").unwrap_or(line);
+            let line = line.strip_prefix("async ").unwrap_or(line);
+            if let Some(rest) = line.strip_prefix("function ") {
+                let name = identifier(rest.trim_start())?;
+                return rest.trim_start()[name.len()..].trim_start().starts_with('(').then_some(name);
+            }
+            let rest = ["const ", "let ", "var "].iter().find_map(|keyword| line.strip_prefix(keyword))?;
+            let name = identifier(rest.trim_start())?;
+            let value = rest.trim_start()[name.len()..].trim_start().strip_prefix('=')?.trim_start();
+            let value = value.strip_prefix("async ").unwrap_or(value).trim_start();
+            (value.starts_with('(') || value.starts_with("function")).then_some(name)
+        }
+        _ => {
+            // A C-like declaration: `type name(...) {`; the name is the last identifier
+            // before the first parenthesis.
+            let open = line.find('(')?;
+            if !line.trim_end().ends_with('{') || line.starts_with("//") || line.starts_with('#') {
+                return None;
+            }
+            let before = line[..open].trim_end();
+            let start = before.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |at| at + 1);
+            let name = identifier(&before[start..])?;
+            (!["if", "for", "while", "switch", "return"].contains(&name.as_str())).then_some(name)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_entry_point_is_the_last_function_the_prompt_declares() {
+        let javascript = Language::named("javascript").unwrap();
+        let prompt = "/* helps */\nconst isPalindrome = (text) => {\n  return true\n}\n/* doc */\nconst makePalindrome = (string) => {\n";
+        let (helpers, name) = entry_point(prompt, javascript).unwrap();
+        assert_eq!(name, "makePalindrome");
+        assert_eq!(helpers, "/* helps */\nconst isPalindrome = (text) => {\n  return true\n}\n/* doc */\n");
+        let multipl_e = "//Doc\n// >>> f(1)\nfunction has_close_elements(numbers, threshold){\n";
+        assert_eq!(
+            entry_point(multipl_e, javascript).unwrap(),
+            ("//Doc\n// >>> f(1)\n".to_owned(), "has_close_elements".to_owned())
+        );
+        assert_eq!(entry_point("// no function here\n", javascript), None);
+        let cpp = Language::named("cpp").unwrap();
+        let prompt = "#include<vector>\nusing namespace std;\nbool has_close_elements(vector<float> numbers, float threshold){\n";
+        assert_eq!(entry_point(prompt, cpp).unwrap().1, "has_close_elements");
+    }
+}

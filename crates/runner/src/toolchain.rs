@@ -1,0 +1,201 @@
+//! A language's toolchain, found once per run: its executables resolved on the PATH,
+//! its version read and checked, and the build and run commands with them in place.
+//! Finding it before anything runs is what turns a missing compiler into one line that
+//! names the package to install, rather than a failed build in every sample.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde::Serialize;
+use thiserror::Error;
+use wait_timeout::ChildExt;
+
+use crate::language::{Artifact, Language};
+
+/// How long a toolchain may take to print its version (a JVM starts in under a second).
+const VERSION_LIMIT: Duration = Duration::from_secs(30);
+
+/// A language's toolchain as this machine has it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Toolchain {
+    pub language: String,
+    /// The toolchain's executable, resolved.
+    pub path: PathBuf,
+    pub version: String,
+    /// The build's command, its executable resolved (empty where nothing is built);
+    /// `{source}` stands for the source's file.
+    pub compile: Vec<String>,
+    /// The run's command, its executable resolved (empty: the artifact itself).
+    pub run: Vec<String>,
+    pub source: String,
+    pub artifact: Artifact,
+    /// The commands that serve a function's calls and judge its tests (see
+    /// `ProgramRule`), their executables resolved; empty where the language has none.
+    pub serve: Vec<String>,
+    pub judge: Vec<String>,
+}
+
+#[derive(Debug, Error)]
+pub enum ToolchainError {
+    #[error("{language} needs `{executable}`, which is not on the PATH: install Debian's package {package} (apt-get install {package})")]
+    Missing { language: String, executable: String, package: String },
+    #[error("{language}: `{path} {args}` did not print a version ({why}); is it Debian's package {package}?")]
+    NoVersion { language: String, path: String, args: String, why: String, package: String },
+    #[error(
+        "{language}: {path} is version {version}, and passk needs {minimum} or later (Debian's package {package})"
+    )]
+    TooOld { language: String, path: String, version: String, minimum: String, package: String },
+    #[error("passk does not judge function completions in {language} yet, only its standard-input programs")]
+    NoFunctionJudge { language: String },
+    #[error("{language} is passk's host language, whose interpreter runs the driver: it has no program toolchain")]
+    Host { language: String },
+}
+
+impl Toolchain {
+    /// Finds `language`'s toolchain on `path` (the PATH's directories).
+    pub fn find(language: &'static Language, path: &[PathBuf]) -> Result<Toolchain, ToolchainError> {
+        let rule = language.program.as_ref().ok_or_else(|| ToolchainError::Host { language: language.name.clone() })?;
+        let resolve = |executable: &str| -> Result<PathBuf, ToolchainError> {
+            lookup(executable, path).ok_or_else(|| ToolchainError::Missing {
+                language: language.name.clone(),
+                executable: executable.to_owned(),
+                package: language.package.clone(),
+            })
+        };
+        let toolchain = resolve(&language.toolchain)?;
+        let version = version(language, &toolchain)?;
+        if !language.supports(&version) {
+            return Err(ToolchainError::TooOld {
+                language: language.name.clone(),
+                path: toolchain.display().to_string(),
+                version,
+                minimum: language.minimum_version.clone(),
+                package: language.package.clone(),
+            });
+        }
+        let resolved = |command: &[String]| -> Result<Vec<String>, ToolchainError> {
+            let Some((executable, args)) = command.split_first() else { return Ok(Vec::new()) };
+            let mut resolved = vec![resolve(executable)?.display().to_string()];
+            // `{source}` is left for the driver, which names a Java file by its public class.
+            resolved.extend(args.iter().cloned());
+            Ok(resolved)
+        };
+        Ok(Toolchain {
+            language: language.name.clone(),
+            path: toolchain,
+            version,
+            compile: resolved(&rule.compile)?,
+            run: resolved(&rule.run)?,
+            source: rule.source.clone(),
+            artifact: rule.artifact.clone(),
+            serve: resolved(&rule.serve)?,
+            judge: resolved(&rule.judge)?,
+        })
+    }
+
+    /// The directories of the PATH passk itself was started with.
+    pub fn search_path() -> Vec<PathBuf> {
+        std::env::var_os("PATH").map(|path| std::env::split_paths(&path).collect()).unwrap_or_default()
+    }
+}
+
+/// `executable` on `path`, as a canonical path (a name with a slash is taken as it is).
+fn lookup(executable: &str, path: &[PathBuf]) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |candidate: &Path| {
+        candidate.metadata().is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
+    };
+    if executable.contains('/') {
+        let candidate = Path::new(executable);
+        return runnable(candidate).then(|| candidate.canonicalize().ok()).flatten();
+    }
+    path.iter().map(|dir| dir.join(executable)).find(|candidate| runnable(candidate))?.canonicalize().ok()
+}
+
+/// The version `language`'s toolchain prints, as its first `major.minor[.patch]`.
+fn version(language: &Language, toolchain: &Path) -> Result<String, ToolchainError> {
+    let failed = |why: String| ToolchainError::NoVersion {
+        language: language.name.clone(),
+        path: toolchain.display().to_string(),
+        args: language.version.join(" "),
+        why,
+        package: language.package.clone(),
+    };
+    let mut child = Command::new(toolchain)
+        .args(&language.version)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|error| failed(error.to_string()))?;
+    // Its output is a line or two: it fits the pipes while the child is waited for.
+    match child.wait_timeout(VERSION_LIMIT).map_err(|error| failed(error.to_string()))? {
+        Some(_) => {}
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(failed(format!("still running after {} s", VERSION_LIMIT.as_secs())));
+        }
+    }
+    let output = child.wait_with_output().map_err(|error| failed(error.to_string()))?;
+    // javac -version printed on standard error before Java 9, java -version still does.
+    let text = format!("{}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    first_version(&text).ok_or_else(|| failed(format!("it printed {:?}", text.trim())))
+}
+
+/// The first `digits.digits[.digits]` in `text`.
+fn first_version(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at].is_ascii_digit() && (at == 0 || bytes[at - 1] == b'v' || !bytes[at - 1].is_ascii_alphanumeric()) {
+            let end = at + text[at..].find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len() - at);
+            let found = text[at..end].trim_end_matches('.');
+            if found.contains('.') {
+                return Some(found.to_owned());
+            }
+            at = end;
+        } else {
+            at += 1;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_read_as_each_toolchain_prints_them() {
+        assert_eq!(first_version("12.2.0\n").as_deref(), Some("12.2.0"));
+        assert_eq!(first_version("javac 17.0.15\n").as_deref(), Some("17.0.15"));
+        assert_eq!(first_version("v20.20.2\n").as_deref(), Some("20.20.2"));
+        assert_eq!(
+            first_version("GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)").as_deref(),
+            Some("5.2.15")
+        );
+        assert_eq!(first_version("openjdk version \"17.0.15\" 2025-04-15").as_deref(), Some("17.0.15"));
+        assert_eq!(first_version("x86_64 build 7").as_deref(), None);
+    }
+
+    /// A missing compiler is one line naming the package, before anything runs.
+    #[test]
+    fn a_toolchain_missing_from_the_path_names_its_package() {
+        let cpp = Language::named("cpp").unwrap();
+        let error = Toolchain::find(cpp, &[PathBuf::from("/nonexistent")]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "cpp needs `g++`, which is not on the PATH: install Debian's package g++ (apt-get install g++)"
+        );
+    }
+
+    #[test]
+    fn the_host_has_no_program_toolchain() {
+        assert!(matches!(
+            Toolchain::find(Language::python(), &Toolchain::search_path()),
+            Err(ToolchainError::Host { .. })
+        ));
+    }
+}

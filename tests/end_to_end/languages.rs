@@ -1,0 +1,325 @@
+//! Standard-input problems in languages other than Python: each program built once in
+//! the sandbox by its Debian toolchain, then run on every test and judged by its output.
+//! The toolchains are `.ci/run`'s (tests/support/install-test-deps installs them).
+
+use std::path::Path;
+
+use passk_tests::{evaluate_samples, finish, format_fixture, passk, shared_benchmark, write_jsonl};
+use serde_json::{json, Value};
+
+/// CodeContests' fixture's first problem: each test gives a count, then numbers to double.
+fn doubling_problem() -> std::path::PathBuf {
+    format_fixture("code-contests.jsonl")
+}
+
+const CPP_RIGHT: &str =
+    "#include <bits/stdc++.h>\nint main(){int t;std::cin>>t;while(t--){long long x;std::cin>>x;std::cout<<2*x<<\"\\n\";}}\n";
+const CPP_WRONG: &str =
+    "#include <bits/stdc++.h>\nint main(){int t;std::cin>>t;while(t--){long long x;std::cin>>x;std::cout<<3*x<<\"\\n\";}}\n";
+/// Its public class is not `Main`: javac wants the file named for it.
+const JAVA_RIGHT: &str = "import java.util.*;\npublic class Solution { public static void main(String[] a) { \
+    Scanner s = new Scanner(System.in); int t = s.nextInt(); while (t-- > 0) System.out.println(2 * s.nextLong()); } }\n";
+const JAVASCRIPT_RIGHT: &str = "const lines = require('fs').readFileSync(0, 'utf8').trim().split('\\n');\n\
+    for (let i = 1; i <= +lines[0]; i++) console.log(2 * Number(lines[i]));\n";
+const BASH_RIGHT: &str = "read t\nfor ((i = 0; i < t; i++)); do read x; echo $((2 * x)); done\n";
+
+fn sample(language: &str, solution: &str) -> Value {
+    json!({"task_id": "passk_double", "language": language, "solution": solution})
+}
+
+fn run(dir: &Path, samples: &[Value], extra: &[&str]) -> (passk_tests::Finished, Vec<Value>) {
+    let mut evaluate = passk(["evaluate", "--k", "1", "--partial", "--restart", "--no-dedup"]);
+    evaluate.args(extra);
+    evaluate_samples(evaluate, dir, &doubling_problem(), samples)
+}
+
+fn statuses(results: &[Value]) -> Vec<&str> {
+    results.iter().map(|result| result["status"].as_str().unwrap()).collect()
+}
+
+/// A right program passes and a wrong one fails in every language, each built in the
+/// sandbox; one that does not compile is a `compile-error` that quotes the compiler, and
+/// the summary names each toolchain with its version.
+#[test]
+fn programs_in_each_language_are_built_once_and_judged_by_their_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = [
+        sample("cpp", CPP_RIGHT),
+        sample("c++", CPP_WRONG),
+        sample("cpp", "int main( { return 0 }\n"),
+        sample("java", JAVA_RIGHT),
+        sample("java", "public class Main { public static void main(String[] a) { int x = \"no\"; } }\n"),
+        sample("javascript", JAVASCRIPT_RIGHT),
+        sample("bash", BASH_RIGHT),
+        sample("bash", "echo 1\n"),
+        // Regression: the sandbox had no /dev/stdin, the usual way JavaScript reads input.
+        sample(
+            "javascript",
+            "const l = require('fs').readFileSync('/dev/stdin', 'utf8').trim().split(/\\s+/).map(BigInt);\n\
+             for (let i = 1; i <= Number(l[0]); i++) console.log(String(2n * l[i]));\n",
+        ),
+        // Regression: CodeChef's template, whose main class is neither public nor `Main`,
+        // beside a helper class; and a comment naming another public class.
+        sample(
+            "java",
+            "import java.util.*;\n// public class Wrong is not here\nclass Codechef { public static void main(String[] a) { \
+             Scanner s = new Scanner(System.in); int t = s.nextInt(); while (t-- > 0) System.out.println(new Pair().twice(s.nextLong())); } }\n\
+             class Pair { long twice(long x) { return 2 * x; } }\n",
+        ),
+    ];
+    let (finished, results) = run(dir.path(), &samples, &[]);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert_eq!(
+        statuses(&results),
+        ["passed", "failed", "compile-error", "passed", "compile-error", "passed", "passed", "failed", "passed", "passed"],
+        "{results:#?}"
+    );
+    assert!(results[1]["detail"].as_str().unwrap().starts_with("wrong answer on test 1 of"), "{}", results[1]);
+    let cpp_error = results[2]["detail"].as_str().unwrap();
+    assert!(cpp_error.starts_with("does not compile: main.cpp:1:"), "the compiler's own first error: {cpp_error}");
+    let java_error = results[4]["detail"].as_str().unwrap();
+    assert!(java_error.contains("Main.java") && java_error.contains("error"), "{java_error}");
+    assert_eq!(results[2]["failure"]["outcome"], "compile error");
+    assert_eq!(results[2]["tests"]["run"], 0);
+    let toolchains = finished.stdout.lines().find(|line| line.trim_start().starts_with("toolchains")).unwrap_or("");
+    for (language, version) in [("cpp", "12."), ("java", "17."), ("javascript", "."), ("bash", "5.")] {
+        assert!(toolchains.contains(&format!("{language}: ")) && toolchains.contains(version), "{toolchains}");
+    }
+    assert!(finished.stdout.contains("  compile-error        2\n"), "{}", finished.stdout);
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("results.jsonl.run.json")).unwrap()).unwrap();
+    let recorded = &record["settings"]["toolchains"];
+    assert!(recorded["cpp"].as_str().is_some_and(|found| found.contains("12.")), "{record}");
+}
+
+/// A compiler reads what its source names and can be made to work without end: it runs
+/// in the sandbox, where /etc/shadow is not readable, under `--compile-timeout`; and the
+/// program it built runs there too.
+#[test]
+fn hostile_builds_are_contained() {
+    let dir = tempfile::tempdir().unwrap();
+    // Each level doubles the type: a build that outlasts any sane limit.
+    let endless = "#include <tuple>\ntemplate<int N> struct B { using t = std::tuple<typename B<N-1>::t, typename B<N-1>::t>; };\n\
+        template<> struct B<0> { using t = int; };\nint main() { B<40>::t x; (void)x; }\n";
+    let samples = [sample("cpp", "#include \"/etc/shadow\"\nint main() {}\n"), sample("cpp", endless)];
+    let started = std::time::Instant::now();
+    let (finished, results) = run(dir.path(), &samples, &["--compile-timeout", "3"]);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert_eq!(statuses(&results), ["compile-error", "compile-timeout"], "{results:#?}");
+    assert!(results[0]["detail"].as_str().unwrap().contains("/etc/shadow: Permission denied"), "{}", results[0]);
+    assert_eq!(results[1]["detail"], "the build was still running after 3 s");
+    assert!(started.elapsed().as_secs() < 30, "the endless build was stopped at its limit");
+
+    let reader = "#include <fstream>\n#include <iostream>\n#include <string>\nint main() { std::ifstream f(\"/etc/shadow\"); \
+        std::string s; std::getline(f, s); std::cout << (s.empty() ? std::string(\"unreadable\") : s) << std::endl; }\n";
+    let (finished, results) = run(dir.path(), &[sample("cpp", reader)], &[]);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert_eq!(results[0]["failure"]["got"], "'unreadable\\n'", "{}", results[0]);
+}
+
+/// `--language` names the language of samples whose records name none; a language
+/// passk does not run, or one given for a problem whose tests call a Python function,
+/// is refused before anything runs, with the line and field.
+#[test]
+fn the_language_comes_from_the_sample_or_the_flag_and_is_checked_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let (finished, results) =
+        run(dir.path(), &[json!({"task_id": "passk_double", "solution": BASH_RIGHT})], &["--language", "sh"]);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert_eq!(statuses(&results), ["passed"]);
+
+    let (refused, _) = run(dir.path(), &[sample("cobol", "DISPLAY 'HI'.")], &[]);
+    assert_eq!(refused.code, Some(2));
+    assert!(
+        refused.stderr.contains("samples.jsonl:1: field `language` is \"cobol\", which passk does not run; it runs python, cpp, java, javascript, bash"),
+        "{}",
+        refused.stderr
+    );
+
+    let humaneval = dir.path().join("humaneval.jsonl");
+    write_jsonl(
+        &humaneval,
+        &[json!({"task_id": "T/0", "prompt": "def f(x):\n", "entry_point": "f",
+                 "canonical_solution": "    return x\n", "test": "def check(c):\n    assert c(1) == 1\n"})],
+    );
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[json!({"task_id": "T/0", "completion": "int f(int x) { return x; }", "language": "cpp"})]);
+    let mismatched = finish(passk(["evaluate", "--k", "1"]).arg(&samples).arg("--problems").arg(&humaneval));
+    assert_eq!(mismatched.code, Some(2));
+    assert!(
+        mismatched.stderr.contains(
+            "samples.jsonl:1: task T/0: the sample is in cpp, and the problem's tests call a Python function"
+        ),
+        "{}",
+        mismatched.stderr
+    );
+}
+
+/// A language whose toolchain is not installed is refused in one line that names the
+/// Debian package, before any sample runs.
+#[test]
+fn a_missing_toolchain_is_named_with_its_package() {
+    let dir = tempfile::tempdir().unwrap();
+    // A PATH with the interpreter the driver needs and no compiler.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let python = passk_tests::python_says(Path::new("python3"), "__import__('sys').executable");
+    std::os::unix::fs::symlink(python.trim(), bin.join("python3")).unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[sample("cpp", CPP_RIGHT)]);
+    let results = dir.path().join("results.jsonl");
+    let finished = finish(
+        passk(["evaluate", "--k", "1", "--partial"])
+            .arg(&samples)
+            .arg("--problems")
+            .arg(doubling_problem())
+            .arg("--results")
+            .arg(&results)
+            .env("PATH", &bin),
+    );
+    assert_eq!(finished.code, Some(1), "{}", finished.stderr);
+    assert_eq!(
+        finished.stderr.trim_end().lines().last().unwrap_or(""),
+        "error: cpp needs `g++`, which is not on the PATH: install Debian's package g++ (apt-get install g++)",
+        "{}",
+        finished.stderr
+    );
+    assert!(!results.exists(), "no results from a run that could not start");
+}
+
+/// A function-completion problem in MultiPL-E's JavaScript schema, written here: its
+/// tests check `add` with node's `assert`, as MultiPL-E's do.
+fn multipl_e_javascript(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("multipl-e-js.jsonl");
+    let tests = "const assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = add;\n  \
+                 assert.deepEqual(candidate(1, 2),3);\n  assert.deepEqual(candidate(20, 22),42);\n}\n\ntest();\n";
+    write_jsonl(
+        &path,
+        &[json!({"name": "HumanEval_900_add", "language": "js", "prompt": "// Adds.\nfunction add(a, b){\n",
+                 "tests": tests, "stop_tokens": ["\nfunction ", "\n/*", "\n//", "\nconsole.log"],
+                 "doctests": "transform", "original": "add.py", "prompt_terminology": "reworded"})],
+    );
+    path
+}
+
+/// Guards against a JavaScript verdict that rests on the exit status, or on anything
+/// the candidate's process can touch: the tests run in a judge process of their own, the
+/// candidate's only in its, and only data crosses. Every forgery that passes under a
+/// harness that runs `prompt + completion + tests` as one program fails here, and none
+/// is `infrastructure`.
+#[test]
+fn javascript_forgeries_fail_and_the_right_answer_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = multipl_e_javascript(dir.path());
+    let completions = [
+        ("right", "  return a + b;\n}\n"),
+        // Exits before the tests can fail.
+        ("exit", "  process.exit(0);\n}\n"),
+        // Patches the assertions the tests use, in its own process.
+        (
+            "patched-assert",
+            "  const assert = require('node:assert'); assert.deepEqual = () => {}; assert.equal = () => {};\n  \
+             console.assert = () => {};\n  return 0;\n}\n",
+        ),
+        // Turns the failed assertion into a clean exit.
+        (
+            "handlers",
+            "  process.on('uncaughtException', () => process.exit(0));\n  process.on('exit', () => { process.exitCode = 0; });\n  \
+             return 0;\n}\n",
+        ),
+        // Looks for the tests' expected values in every descriptor and process it can see.
+        (
+            "reads-tests",
+            "  const fs = require('fs'); let seen = '';\n  for (const fd of fs.readdirSync('/proc/self/fd')) { if (+fd > 4) { try { \
+             seen += fs.readFileSync('/proc/self/fd/' + fd, 'utf8'); } catch (e) {} } }\n  for (const pid of \
+             fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p))) { try { seen += fs.readFileSync('/proc/' + pid + \
+             '/cmdline', 'utf8'); seen += fs.readFileSync('/proc/' + pid + '/environ', 'utf8'); } catch (e) {} }\n  \
+             return seen.includes('42') ? a + b : -1;\n}\n",
+        ),
+        // An answer that claims to equal anything.
+        ("claims-equality", "  return { valueOf() { return a + b; }, toString() { return String(a + b); } };\n}\n"),
+        // Signals what it can reach.
+        (
+            "signals",
+            "  for (const pid of [process.ppid, 1]) { try { process.kill(pid, 'SIGKILL'); } catch (e) {} }\n  return 0;\n}\n",
+        ),
+        ("hangs", "  for (;;) {}\n}\n"),
+    ];
+    let samples: Vec<Value> = completions
+        .iter()
+        .map(|(name, completion)| json!({"task_id": "HumanEval_900_add", "completion": completion, "name": name}))
+        .collect();
+    let mut evaluate = passk(["evaluate", "--k", "1", "--restart", "--no-dedup"]);
+    evaluate.args(["--timeout", "2"]);
+    let (finished, results) = evaluate_samples(evaluate, dir.path(), &problems, &samples);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert!(finished.stdout.contains("javascript: node"), "{}", finished.stdout);
+    for result in &results {
+        let expected = if result["name"] == "right" { "passed" } else { "not passed" };
+        let status = result["status"].as_str().unwrap();
+        let got = if status == "passed" { "passed" } else { "not passed" };
+        assert_eq!(got, expected, "{result}");
+        assert_ne!(status, "infrastructure", "{result}");
+    }
+    let detail = |name: &str| results.iter().find(|result| result["name"] == name).unwrap()["detail"].to_string();
+    assert!(detail("exit").contains("exited with status 0 before its tests finished"), "{}", detail("exit"));
+    assert!(detail("patched-assert").contains("AssertionError"), "{}", detail("patched-assert"));
+    assert!(detail("claims-equality").contains("returned what is not data"), "{}", detail("claims-equality"));
+}
+
+/// HumanEval-X's JavaScript file, released: every canonical solution passes but 112 and
+/// 155, which are wrong. Their tests' `console.assert` only prints, so a harness that
+/// reads the exit status passes them; here a failed one fails the sample, and says which.
+#[test]
+fn humaneval_x_javascript_canonical_solutions_pass_but_the_two_wrong_ones() {
+    let Some(problems) = shared_benchmark("humaneval-x/humaneval_js.jsonl.gz") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let canonical = finish(passk(["validate", "--problems"]).arg(&problems).args(["--timeout", "10"]));
+    assert_eq!(canonical.code, Some(4), "{}", canonical.stderr);
+    assert!(
+        canonical.stdout.contains("164 canonical solutions of") && canonical.stdout.contains("162 pass, 2 fail"),
+        "{}",
+        canonical.stdout
+    );
+    for task in ["JavaScript/112", "JavaScript/155"] {
+        let line = canonical.stdout.lines().find(|line| line.contains(&format!("fails     {task} "))).unwrap_or("");
+        assert!(line.contains("console.assert failed at line"), "{}", canonical.stdout);
+    }
+    // Named with --format, and a sample in another language than the problem's refused.
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(
+        &samples,
+        &[json!({"task_id": "JavaScript/0", "completion": "  return false\n}\n", "language": "cpp"})],
+    );
+    let refused = finish(
+        passk(["evaluate", "--format", "humaneval-x", "--partial"]).arg(&samples).arg("--problems").arg(&problems),
+    );
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("task JavaScript/0: the sample is in cpp, and the problem's tests are in javascript"),
+        "{}",
+        refused.stderr
+    );
+}
+
+/// Function completions in a language whose judge passk does not have yet are refused
+/// before anything runs, rather than judged by their exit status.
+#[test]
+fn function_completions_without_a_judge_in_their_language_are_refused() {
+    let Some(problems) = shared_benchmark("multipl-e/humaneval-cpp.jsonl.gz") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(
+        &samples,
+        &[json!({"task_id": "HumanEval_0_has_close_elements", "completion": "    return false;\n}\n"})],
+    );
+    let refused = finish(passk(["evaluate", "--partial"]).arg(&samples).arg("--problems").arg(&problems));
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("task HumanEval_0_has_close_elements: passk does not judge function completions in cpp yet"),
+        "{}",
+        refused.stderr
+    );
+}
