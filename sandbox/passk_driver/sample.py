@@ -310,15 +310,8 @@ def _start_run(request, context, scratch, cap, stdin, descriptors, run):
 def _start_build(request, context, scratch, cap, build_rule, artifact):
     """The build's process (see programs.build): no input, its compiler's diagnostics
     on standard error."""
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    record_r, record_w = os.pipe()
-    os.close(record_w)
-    pid = _fork_candidate(request, context, scratch, {1: out_w, 2: err_w, programs.ARTIFACT_FD: artifact},
-                          lambda source: programs.build(build_rule, source))
-    for fd in (out_w, err_w):
-        os.close(fd)
-    return Processes(Child(pid), out_r, err_r, record_r, b"\0", cap)
+    return _start_run(request, context, scratch, cap, b"", {programs.ARTIFACT_FD: artifact},
+                      lambda source: programs.build(build_rule, source))
 
 
 class _Poller:

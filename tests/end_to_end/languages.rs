@@ -71,7 +71,18 @@ fn programs_in_each_language_are_built_once_and_judged_by_their_output() {
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
     assert_eq!(
         statuses(&results),
-        ["passed", "failed", "compile-error", "passed", "compile-error", "passed", "passed", "failed", "passed", "passed"],
+        [
+            "passed",
+            "failed",
+            "compile-error",
+            "passed",
+            "compile-error",
+            "passed",
+            "passed",
+            "failed",
+            "passed",
+            "passed"
+        ],
         "{results:#?}"
     );
     assert!(results[1]["detail"].as_str().unwrap().starts_with("wrong answer on test 1 of"), "{}", results[1]);
@@ -127,6 +138,16 @@ fn the_language_comes_from_the_sample_or_the_flag_and_is_checked_first() {
         run(dir.path(), &[json!({"task_id": "passk_double", "solution": BASH_RIGHT})], &["--language", "sh"]);
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
     assert_eq!(statuses(&results), ["passed"]);
+
+    // A program in another language has no in-process form: asking for one is refused,
+    // rather than reported as in force while the judge decides.
+    let (in_process, _) = run(dir.path(), &[sample("bash", BASH_RIGHT)], &["--verdicts", "in-process"]);
+    assert_eq!(in_process.code, Some(2), "{}", in_process.stderr);
+    assert!(
+        in_process.stderr.contains("has samples in bash, which passk always judges apart from the candidate"),
+        "{}",
+        in_process.stderr
+    );
 
     let (refused, _) = run(dir.path(), &[sample("cobol", "DISPLAY 'HI'.")], &[]);
     assert_eq!(refused.code, Some(2));

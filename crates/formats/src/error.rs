@@ -54,6 +54,8 @@ pub enum InputError {
     NoEntryPoint { path: String, line: usize, task_id: String },
     #[error("--verdicts in-process runs test code with the candidate; {path} is in the {format} format, whose tests are inputs and expected outputs, judged by passk's judge")]
     InProcessFormat { path: String, format: &'static str },
+    #[error("--verdicts in-process runs the tests in the candidate's Python interpreter; {path} has samples in {languages}, which passk always judges apart from the candidate: leave --verdicts out")]
+    InProcessLanguage { path: String, languages: String },
     #[error("{path}: cannot read --checker")]
     Checker {
         path: String,

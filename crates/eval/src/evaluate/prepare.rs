@@ -80,6 +80,13 @@ impl Prepared {
                 }
                 let samples = SamplesFile::open(&given, &beside)?;
                 let checked = samples::check(&samples, &problems, extract, &toolchains)?;
+                if verdicts == VerdictMode::InProcess && !checked.languages.is_empty() {
+                    let languages: Vec<&str> = checked.languages.iter().copied().collect();
+                    return Err(InputError::InProcessLanguage {
+                        path: samples.name().to_owned(),
+                        languages: languages.join(", "),
+                    });
+                }
                 if checked.covered.len() < problems.problems.len() && !partial {
                     return Err(samples::missing_problems(&samples, &problems, &checked.covered));
                 }
