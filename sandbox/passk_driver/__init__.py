@@ -14,6 +14,8 @@ One file a job:
     js_serve.js   JavaScript: the candidate's process, answering the judge's calls
     js_judge.js   JavaScript: the judge's tests, with a stand-in for the entry point
     js_md5.js     the npm package js-md5, as HumanEval-X's JavaScript uses it
+    sh_serve.sh   Bash: the candidate's shell, answering the judge's calls
+    sh_judge.sh   Bash: the judge's tests, with a function in place of the entry point
     kept.py       the most recently used suites, kept in step across processes
     wire.py       the plain data that crosses between judge and candidate
     handles.py    what only the candidate defines, used by the tests through handles

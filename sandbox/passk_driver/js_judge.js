@@ -6,7 +6,7 @@
 // this one nor write there, so no exit, patched `assert` or handler of the candidate's
 // can make its tests pass.
 //
-//     node js_judge.js ENTRY_POINT    (the problem on descriptor 6, as JSON)
+//     node js_judge.js ENTRY_POINT    (the problem's helpers on descriptor 6, its tests on 7)
 const fs = require('fs');
 const v8 = require('v8');
 const vm = require('vm');
@@ -14,13 +14,14 @@ const vm = require('vm');
 const TO_CANDIDATE = 3;
 const FROM_CANDIDATE = 4;
 const RECORD = 5;
-const PROBLEM = 6;
+const HELPERS = 6;
+const TESTS = 7;
 const HEADER = 4;
 const TEST_FILE = '<test>';
 const DETAIL_CAP = 1000;
 
 const [entry] = process.argv.slice(2);
-const problem = JSON.parse(fs.readFileSync(PROBLEM, 'utf8'));
+const problem = { helpers: fs.readFileSync(HELPERS, 'utf8'), test: fs.readFileSync(TESTS, 'utf8') };
 let calls = 0;
 
 // No frame of a right answer comes near this; a larger header is not one.

@@ -30,8 +30,9 @@ EXIT_COMPILE_FAILED = 122
 EXIT_NO_COMPILER = 123
 # The driver's own directory, where a language's serving and judging programs are.
 _DRIVER = os.path.dirname(os.path.abspath(__file__))
-# The descriptors of a judge program: the candidate's channel, its record, the problem.
-_JUDGE_TO_CANDIDATE, _JUDGE_FROM_CANDIDATE, _JUDGE_RECORD, _JUDGE_PROBLEM = 3, 4, 5, 6
+# The descriptors of a judge program: the candidate's channel, its record, the
+# problem's helpers and its tests (as text).
+_JUDGE_TO_CANDIDATE, _JUDGE_FROM_CANDIDATE, _JUDGE_RECORD, _JUDGE_HELPERS, _JUDGE_TESTS = 3, 4, 5, 6, 7
 _RECORD_CAP = 1 << 20
 _SEALS = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE
 # What every build and run is given, and nothing of the driver's environment.
@@ -145,6 +146,32 @@ def _filled(command, **values):
     return [re.sub(r"\{(\w+)\}", lambda found: values.get(found.group(1), found.group(0)), word) for word in command]
 
 
+def _text_file(name, text):
+    """A memory file holding `text`, read from its start."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    view = memoryview(text.encode("utf-8", "surrogateescape"))
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+_STATUSES = ("passed", "failed", "error", "gone", "unjudgeable")
+
+
+def _verdict(line):
+    """A judging program's verdict line: JSON with `status` and `detail`, or the status,
+    a tab and the detail."""
+    if line.startswith(b"{"):
+        verdict = json.loads(line)
+        status, detail = verdict["status"], verdict["detail"]
+    else:
+        status, _, detail = line.decode("utf-8", "replace").partition("\t")
+    if status not in _STATUSES or type(detail) is not str:
+        raise ValueError(f"not a verdict: {line[:200]!r}")
+    return status, detail
+
+
 def serve(build_rule, source, entry_point):
     """Judge mode, in the candidate's confined process: runs the language's serving
     program on the candidate's code, which answers the judge's calls of `entry_point`
@@ -168,9 +195,8 @@ def judge(data, build_rule, channel_fds, record_type):
     program = data["program"]
     from_candidate, to_candidate = channel_fds
     record_r, record_w = os.pipe()
-    problem_fd = os.memfd_create("problem", os.MFD_CLOEXEC)
-    os.write(problem_fd, json.dumps({"helpers": program.get("helpers", ""), "test": program["test"]}).encode())
-    os.lseek(problem_fd, 0, os.SEEK_SET)
+    helpers_fd = _text_file("helpers", program.get("helpers", ""))
+    tests_fd = _text_file("tests", program["test"])
     stderr_fd = os.memfd_create("stderr", os.MFD_CLOEXEC)
     argv = _filled(build_rule["judge"], driver=_DRIVER, entry=data["entry_point"])
     pid = os.fork()
@@ -178,11 +204,11 @@ def judge(data, build_rule, channel_fds, record_type):
         try:
             confine.keep_descriptors({2: stderr_fd, _JUDGE_TO_CANDIDATE: to_candidate,
                                       _JUDGE_FROM_CANDIDATE: from_candidate, _JUDGE_RECORD: record_w,
-                                      _JUDGE_PROBLEM: problem_fd})
+                                      _JUDGE_HELPERS: helpers_fd, _JUDGE_TESTS: tests_fd})
             os.execve(argv[0], argv, {"PATH": _PATH, "LANG": "C.UTF-8"})
         finally:
             os._exit(127)
-    for fd in (record_w, problem_fd):
+    for fd in (record_w, helpers_fd, tests_fd):
         os.close(fd)
     received = bytearray()
     while len(received) < _RECORD_CAP:
@@ -193,8 +219,7 @@ def judge(data, build_rule, channel_fds, record_type):
     os.close(record_r)
     line = bytes(received).split(b"\n", 1)[0]
     try:
-        verdict = json.loads(line)
-        status, detail = verdict["status"], verdict["detail"]
+        status, detail = _verdict(line)
     except (ValueError, KeyError, TypeError):
         os.lseek(stderr_fd, 0, os.SEEK_SET)
         said = os.read(stderr_fd, 4096).decode("utf-8", "replace").strip().splitlines()

@@ -344,3 +344,48 @@ fn function_completions_without_a_judge_in_their_language_are_refused() {
         refused.stderr
     );
 }
+
+/// MultiPL-E's Bash problems, released: the tests close the function a completion
+/// leaves open and call it by `candidate`, in `[[ $(candidate ...) = ... ]]` under
+/// `set -e`. The tests run in a judge shell of their own; each call is answered by the
+/// candidate's shell with its output and status, and nothing else crosses. An honest
+/// answer passes; one that exits, prints what every test wants, overrides the builtins
+/// the tests use or signals what it can reach fails, and the detail names the test.
+#[test]
+fn bash_function_completions_are_judged_apart_from_the_candidate() {
+    let Some(problems) = shared_benchmark("multipl-e/humaneval-sh.jsonl.gz") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let honest = "    echo \"$1\" | awk -v t=\"$2\" '{ for (i = 1; i <= NF; i++) for (j = i + 1; j <= NF; j++) { \
+                  d = $i - $j; if (d < 0) d = -d; if (d < t) { print \"true\"; exit } } print \"false\" }'\n";
+    let completions = [
+        ("honest", honest),
+        ("exits", "    exit 0\n"),
+        ("exits-on-load", "    echo true\n}\nexit 0\nf() {\n"),
+        ("always-true", "    echo true\n"),
+        ("overrides", "    echo true\n}\nset() { :; }\n[[() { :; }\ntrap() { :; }\nf() {\n"),
+        ("signals", "    kill -9 $PPID 1 2>/dev/null; echo true\n"),
+    ];
+    let samples: Vec<Value> = completions
+        .iter()
+        .map(|(name, completion)| {
+            json!({"task_id": "HumanEval_0_has_close_elements", "completion": completion, "name": name})
+        })
+        .collect();
+    let mut evaluate = passk(["evaluate", "--k", "1", "--restart", "--no-dedup", "--partial"]);
+    evaluate.args(["--timeout", "10"]);
+    let (finished, results) = evaluate_samples(evaluate, dir.path(), &problems, &samples);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    for result in &results {
+        let honest = result["name"] == "honest";
+        assert_eq!(result["status"] == "passed", honest, "{result}");
+        assert_ne!(result["status"], "infrastructure", "{result}");
+    }
+    let always = results.iter().find(|result| result["name"] == "always-true").unwrap();
+    assert!(
+        always["detail"]
+            .as_str()
+            .unwrap()
+            .contains("at: [[ $(candidate \"1.0 2.0 3.9 4.0 5.0 2.2\" \"0.05\") = \"false\" ]]"),
+        "the detail names the failed test: {always}"
+    );
+}

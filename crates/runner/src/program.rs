@@ -151,6 +151,13 @@ impl Suite {
         self.data.get("check")?.get("setup")?.as_str()
     }
 
+    /// For tests in another language that begin by closing the candidate's function
+    /// (MultiPL-E's C++, Rust and Bash tests begin with `}`): what the candidate's
+    /// process adds after the candidate, as the suite's harness has it.
+    pub fn candidate_suffix(&self) -> Option<&str> {
+        self.data.get("program")?.get("candidate_suffix")?.as_str()
+    }
+
     /// Code the suite's own harness puts before every program (LiveCodeBench's and
     /// APPS's imports), which the candidate's process runs first.
     pub fn preamble(&self) -> Option<&str> {
@@ -277,7 +284,9 @@ impl Program {
 /// the tests have some.
 fn judged(problem: &ProblemCode, candidate: &str) -> Option<String> {
     match &problem.tests {
-        Tests::Check(suite) => suite.check_setup().map(|setup| format!("{candidate}\n{setup}")),
+        Tests::Check(suite) => {
+            suite.check_setup().or_else(|| suite.candidate_suffix()).map(|setup| format!("{candidate}\n{setup}"))
+        }
         Tests::Calls(suite) | Tests::Stdio(suite) => suite.preamble().map(|preamble| format!("{preamble}{candidate}")),
     }
 }

@@ -80,16 +80,34 @@ fn function_problem(
     test: String,
     canonical_solution: Option<String>,
 ) -> Result<Problem, InputError> {
+    if test.trim().is_empty() {
+        return Err(InputError::Field {
+            path: source.to_owned(),
+            line,
+            field: "test",
+            message: "is empty: a problem with no tests would pass every sample".to_owned(),
+        });
+    }
     let (helpers, entry_point) = entry_point(&prompt, language).ok_or_else(|| InputError::Field {
         path: source.to_owned(),
         line,
         field: "prompt",
         message: format!("does not end in a {} function's declaration, so the entry point is unknown", language.name),
     })?;
-    let data = json!({
+    // MultiPL-E's C++, Rust and Bash tests begin with the `}` that closes the function a
+    // completion (cut at `\n}`) leaves open: the candidate's process closes it, and the
+    // judge runs the rest.
+    let (candidate_suffix, test) = match test.split_once('\n') {
+        Some((first, rest)) if first.trim() == "}" => (Some("}\n"), rest.to_owned()),
+        _ => (None, test),
+    };
+    let mut data = json!({
         "entry_point": entry_point,
         "program": {"language": language.name, "helpers": helpers, "test": test},
     });
+    if let Some(suffix) = candidate_suffix {
+        data["program"]["candidate_suffix"] = suffix.into();
+    }
     let tests = Tests::Check(Arc::new(Suite::new(data, 1, None)));
     let code = Arc::new(ProblemCode { prompt, tests, entry_point });
     Ok(Problem { task_id, code, canonical_solution, evalplus: None })
@@ -130,6 +148,20 @@ fn declared(line: &str, language: &Language) -> Option<String> {
             let value = value.strip_prefix("async ").unwrap_or(value).trim_start();
             (value.starts_with('(') || value.starts_with("function")).then_some(name)
         }
+        "bash" => {
+            // `name() {`, `function name {` or `function name() {`.
+            let (keyword, line) = match line.strip_prefix("function ") {
+                Some(rest) => (true, rest.trim_start()),
+                None => (false, line),
+            };
+            let name = identifier(line)?;
+            let rest = line[name.len()..].trim_start();
+            let (parentheses, rest) = match rest.strip_prefix("()") {
+                Some(rest) => (true, rest.trim_start()),
+                None => (false, rest),
+            };
+            ((keyword || parentheses) && rest.starts_with('{')).then_some(name)
+        }
         _ => {
             // A C-like declaration: `type name(...) {`; the name is the last identifier
             // before the first parenthesis.
@@ -162,6 +194,14 @@ mod tests {
             ("//Doc\n// >>> f(1)\n".to_owned(), "has_close_elements".to_owned())
         );
         assert_eq!(entry_point("// no function here\n", javascript), None);
+        let bash = Language::named("bash").unwrap();
+        let prompt = "#!/bin/bash\n# Doc.\n# $1 is a list\nhas_close_elements() {\n";
+        assert_eq!(
+            entry_point(prompt, bash).unwrap(),
+            ("#!/bin/bash\n# Doc.\n# $1 is a list\n".to_owned(), "has_close_elements".to_owned())
+        );
+        assert_eq!(entry_point("function f {\n", bash).unwrap().1, "f");
+        assert_eq!(entry_point("echo {\n", bash), None);
         let cpp = Language::named("cpp").unwrap();
         let prompt = "#include<vector>\nusing namespace std;\nbool has_close_elements(vector<float> numbers, float threshold){\n";
         assert_eq!(entry_point(prompt, cpp).unwrap().1, "has_close_elements");
