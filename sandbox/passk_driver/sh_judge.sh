@@ -16,7 +16,9 @@ __passk_call() {
         __passk_record gone "the candidate's process ended before it was called"
         exit 0
     }
-    local status out
+    # Bytes, not characters: an answer that ends inside a character must not take the
+    # NUL after it along.
+    local status out LC_ALL=C
     IFS= builtin read -r -d '' status <&4 && IFS= builtin read -r -d '' out <&4 || {
         __passk_record gone "the candidate's process ended before it answered"
         exit 0

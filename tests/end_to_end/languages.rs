@@ -389,3 +389,33 @@ fn bash_function_completions_are_judged_apart_from_the_candidate() {
         "the detail names the failed test: {always}"
     );
 }
+
+/// Below level full, a judging program in another language runs as the candidates' user
+/// and is a program started afresh, which the kernel lets processes of that user reach
+/// through /proc (a red team's sample wrote a verdict into the judge's record pipe at
+/// level uid): the run says so, as it says what else is not in force there.
+#[test]
+fn below_level_full_the_other_languages_judges_are_named_as_reachable() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let problems = multipl_e_javascript(dir.path());
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[json!({"task_id": "HumanEval_900_add", "completion": "  return a + b;\n}\n"})]);
+    let mut command = std::process::Command::new(passk_tests::repo_root().join("tests/support/refuse-namespaces"));
+    command.arg(passk_tests::passk_binary()).stdin(std::process::Stdio::null());
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    command.arg("evaluate").arg(&samples).arg("--problems").arg(&problems);
+    command.args(["--k", "1", "--jobs", "1", "--python", "/usr/bin/python3", "--results"]);
+    command.arg(dir.path().join("results.jsonl"));
+    let finished = finish(&mut command);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert!(finished.stdout.contains("sandbox       uid\n"), "{}", finished.stdout);
+    assert!(
+        finished.stderr.contains(
+            "at sandbox level `uid`, the judges of javascript function completions run as the candidates' user, which \
+             can reach them through /proc: their verdicts could be forged"
+        ),
+        "{}",
+        finished.stderr
+    );
+}

@@ -99,6 +99,40 @@ fn describe_syscalls(level: Level, facts: DriverFacts) -> &'static str {
     }
 }
 
+/// Below level `full`, a judging program in another language than Python runs as the
+/// candidates' user and, being a program started afresh, can be reached by them through
+/// `/proc` (Python's judge is never: it stays non-dumpable): say so, since its verdicts
+/// could then be forged.
+pub fn warn_about_other_judges(
+    isolation: &Isolation,
+    problems: &ProblemSet,
+    toolchains: &Toolchains,
+    events: &EventSink,
+) {
+    if isolation.level == Level::Full || isolation.level == Level::None {
+        return;
+    }
+    let judged: Vec<&str> = toolchains
+        .found()
+        .filter(|toolchain| !toolchain.judge.is_empty())
+        .map(|toolchain| toolchain.language.as_str())
+        .filter(|language| {
+            problems.problems.iter().any(|problem| problem.language().is_some_and(|own| own.name == *language))
+        })
+        .collect();
+    if !judged.is_empty() {
+        warning!(
+            events,
+            "at sandbox level `{}`, the judges of {} function completions run as the candidates' user, which can \
+             reach them through /proc: their verdicts could be forged (train on none of them); level full hides \
+             them in a pid namespace the candidates cannot see; {}",
+            isolation.level,
+            judged.join(" and "),
+            Isolation::advice()
+        );
+    }
+}
+
 /// The toolchains of the samples' other languages, with their versions, and how their
 /// builds run; None where every sample is in the host's language.
 pub fn describe_toolchains(toolchains: &Toolchains, limits: &passk_runner::Limits) -> Option<String> {

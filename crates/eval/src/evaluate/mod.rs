@@ -340,6 +340,7 @@ impl Started {
         }
         .map_err(|source| write_error(&Journal::path(&options.results), source))?;
         describe::warn_about_isolation(&isolation, pool.facts().syscall_filter, events);
+        describe::warn_about_other_judges(&isolation, &prepared.problems, &prepared.toolchains, events);
         let machine = Machine {
             facts: pool.facts(),
             accounting: pool.accounting().clone(),
