@@ -84,14 +84,21 @@ def _source_name(build, source):
     return name
 
 
+def _write_source(name, source):
+    """Writes the candidate's code to `name` in this process's directory; its path."""
+    path = os.path.join(os.getcwd(), name)
+    with open(path, "w", encoding="utf-8") as written:
+        written.write(source)
+    return path
+
+
 def build(build_rule, source):
     """In the build's confined process: writes the source, runs the compiler, and
     packs the artifact into ARTIFACT_FD. Never returns."""
     name = _source_name(build_rule, source)
-    with open(name, "w", encoding="utf-8") as written:
-        written.write(source)
+    _write_source(name, source)
     environment = _environment()
-    argv = [word.replace("{source}", name) for word in build_rule["compile"]]
+    argv = _filled(build_rule["compile"], source=name)
     pid = os.fork()
     if pid == 0:
         try:
@@ -126,12 +133,10 @@ def run(build_rule, source):
     environment = _environment()
     artifact = build_rule["artifact"]
     if artifact["kind"] == "source":
-        path = os.path.join(os.getcwd(), build_rule["source"])
-        with open(path, "w", encoding="utf-8") as written:
-            written.write(source)
+        path = _write_source(build_rule["source"], source)
     else:
         path = f"/proc/self/fd/{ARTIFACT_FD}"
-    argv = [word.replace("{artifact}", path) for word in build_rule["run"]]
+    argv = _filled(build_rule["run"], artifact=path)
     try:
         if argv:
             os.execve(argv[0], argv, environment)
@@ -143,13 +148,14 @@ def run(build_rule, source):
 
 
 def _filled(command, **values):
+    """`command` with each `{name}` of `values` in place; other braces stay as they are."""
     return [re.sub(r"\{(\w+)\}", lambda found: values.get(found.group(1), found.group(0)), word) for word in command]
 
 
-def _text_file(name, text):
-    """A memory file holding `text`, read from its start."""
+def memory_file(name, data):
+    """A memory file holding the bytes `data`, to be read from its start."""
     fd = os.memfd_create(name, os.MFD_CLOEXEC)
-    view = memoryview(text.encode("utf-8", "surrogateescape"))
+    view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
     os.lseek(fd, 0, os.SEEK_SET)
@@ -176,9 +182,7 @@ def serve(build_rule, source, entry_point):
     """Judge mode, in the candidate's confined process: runs the language's serving
     program on the candidate's code, which answers the judge's calls of `entry_point`
     on the channel's descriptors. Never returns."""
-    path = os.path.join(os.getcwd(), build_rule["source"])
-    with open(path, "w", encoding="utf-8") as written:
-        written.write(source)
+    path = _write_source(build_rule["source"], source)
     argv = _filled(build_rule["serve"], driver=_DRIVER, artifact=path, entry=entry_point)
     try:
         os.execve(argv[0], argv, _environment())
@@ -195,8 +199,8 @@ def judge(data, build_rule, channel_fds, record_type):
     program = data["program"]
     from_candidate, to_candidate = channel_fds
     record_r, record_w = os.pipe()
-    helpers_fd = _text_file("helpers", program.get("helpers", ""))
-    tests_fd = _text_file("tests", program["test"])
+    helpers_fd = memory_file("helpers", program.get("helpers", "").encode("utf-8", "surrogateescape"))
+    tests_fd = memory_file("tests", program["test"].encode("utf-8", "surrogateescape"))
     stderr_fd = os.memfd_create("stderr", os.MFD_CLOEXEC)
     argv = _filled(build_rule["judge"], driver=_DRIVER, entry=data["entry_point"])
     pid = os.fork()

@@ -296,11 +296,7 @@ def _start_run(request, context, scratch, cap, stdin, descriptors, run):
     # Never written: the run is decided by the program's ending.
     record_r, record_w = os.pipe()
     os.close(record_w)
-    stdin_fd = os.memfd_create("stdin", os.MFD_CLOEXEC)
-    view = memoryview(stdin)
-    while view:
-        view = view[os.write(stdin_fd, view):]
-    os.lseek(stdin_fd, 0, os.SEEK_SET)
+    stdin_fd = programs.memory_file("stdin", stdin)
     pid = _fork_candidate(request, context, scratch, {0: stdin_fd, 1: out_w, 2: err_w, **descriptors}, run)
     for fd in (out_w, err_w, stdin_fd):
         os.close(fd)

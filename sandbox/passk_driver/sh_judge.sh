@@ -6,7 +6,6 @@
 #
 #     bash sh_judge.sh ENTRY_POINT    (helpers on descriptor 6, tests on 7)
 __passk_entry=$1
-__passk_recorded=
 __passk_record() {
     # The first verdict stands; a subshell's (a call in `$(...)`) reaches the pipe too.
     builtin printf '%s\t%s\n' "$1" "${2//$'\n'/ }" >&5

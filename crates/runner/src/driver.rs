@@ -189,33 +189,18 @@ fn hand_over(command: &mut tokio::process::Command, judge_link: RawFd, source_li
     unsafe { command.pre_exec(place) };
 }
 
-/// How the driver builds and runs a program in a language other than its own (see
-/// `toolchain`).
+/// How the driver builds and runs a program in a language other than its own: the
+/// program's toolchain (see `toolchain`), and how long a build may take.
 #[derive(Serialize)]
 struct Build<'a> {
-    language: &'a str,
-    source: &'a str,
-    compile: &'a [String],
-    artifact: &'a crate::language::Artifact,
-    run: &'a [String],
-    serve: &'a [String],
-    judge: &'a [String],
+    #[serde(flatten)]
+    toolchain: &'a crate::toolchain::Toolchain,
     compile_timeout: f64,
 }
 
 impl<'a> Build<'a> {
     fn of(program: &'a Program, compile_timeout: Duration) -> Option<Build<'a>> {
-        let toolchain = program.toolchain()?;
-        Some(Build {
-            language: &toolchain.language,
-            source: &toolchain.source,
-            compile: &toolchain.compile,
-            artifact: &toolchain.artifact,
-            run: &toolchain.run,
-            serve: &toolchain.serve,
-            judge: &toolchain.judge,
-            compile_timeout: compile_timeout.as_secs_f64(),
-        })
+        Some(Build { toolchain: program.toolchain()?, compile_timeout: compile_timeout.as_secs_f64() })
     }
 }
 
