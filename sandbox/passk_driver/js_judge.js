@@ -7,6 +7,8 @@
 // can make its tests pass.
 //
 //     node js_judge.js ENTRY_POINT    (the problem's helpers on descriptor 6, its tests on 7)
+//     node js_judge.js ENTRY_POINT TESTS    (helpers and tests in one file: TypeScript's,
+//                                            transpiled; see ts_assembly.py)
 const fs = require('fs');
 const v8 = require('v8');
 const vm = require('vm');
@@ -20,8 +22,10 @@ const HEADER = 4;
 const TEST_FILE = '<test>';
 const DETAIL_CAP = 1000;
 
-const [entry] = process.argv.slice(2);
-const problem = { helpers: fs.readFileSync(HELPERS, 'utf8'), test: fs.readFileSync(TESTS, 'utf8') };
+const [entry, testsFile] = process.argv.slice(2);
+const problem = testsFile === undefined
+  ? { helpers: fs.readFileSync(HELPERS, 'utf8'), test: fs.readFileSync(TESTS, 'utf8') }
+  : { helpers: '', test: fs.readFileSync(testsFile, 'utf8') };
 let calls = 0;
 
 // No frame of a right answer comes near this; a larger header is not one.

@@ -106,6 +106,8 @@ def _judge(link, problem, fds, budget):
         return _prepare(link, problem)
     if problem[0] == "program":
         return _judge_program(link, problem, fds)
+    if problem[0] == "build":
+        return _build_tests(link, problem)
     channel = wire.Channel(*fds, budget=budget)
     if problem[0] == "calls":
         return _judge_calls(link, problem, channel)
@@ -131,7 +133,19 @@ def _judge_program(link, problem, fds):
         held = link.suite(seq, suite_id)
     except Lost as error:
         return _lost(error)
-    return programs.judge(held.data, build_rule, fds, judge.Record)
+    return programs.judge(suite_id, held.data, build_rule, fds, judge.Record)
+
+
+def _build_tests(link, problem):
+    """Builds the tests' program of a problem in a compiled language, for its samples to
+    come (see programs.tests_program). Whatever fails here is reported when it is judged."""
+    _, seq, suite_id, build_rule = problem
+    try:
+        held = link.suite(seq, suite_id)
+    except Lost:
+        return judge.Record("passed", "", "")
+    programs.tests_program(suite_id, held.data, build_rule)
+    return judge.Record("passed", "", "")
 
 
 def _lost(error):
@@ -233,6 +247,16 @@ class JudgeProcess:
         the candidate's time."""
         try:
             self.compare(context, request, ("prepare", *problem[1:]), deadline, "loading the problem's data")
+        except JudgeLost:
+            pass
+
+    def build_tests(self, context, request, problem, deadline):
+        """Has the judge build the tests' program of `problem` (a compiled language's,
+        see programs.py) before its candidate is forked, so that the build is not
+        counted against the candidate's time. A judge lost doing so is replaced, and the
+        tests are then built within the candidate's time."""
+        try:
+            self.compare(context, request, ("build", *problem[1:]), deadline, "building the tests")
         except JudgeLost:
             pass
 

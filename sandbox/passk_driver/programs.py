@@ -15,9 +15,14 @@ the source written into the run's directory.
 """
 
 import fcntl
+import importlib
 import json
 import os
 import re
+import select
+import shutil
+import signal
+import tempfile
 import zipfile
 
 from . import confine
@@ -33,6 +38,8 @@ _DRIVER = os.path.dirname(os.path.abspath(__file__))
 # The descriptors of a judge program: the candidate's channel, its record, the
 # problem's helpers and its tests (as text).
 _JUDGE_TO_CANDIDATE, _JUDGE_FROM_CANDIDATE, _JUDGE_RECORD, _JUDGE_HELPERS, _JUDGE_TESTS = 3, 4, 5, 6, 7
+# Where a compiled tests' program is executed from (see tests_program).
+_JUDGE_EXECUTABLE = 8
 _RECORD_CAP = 1 << 20
 _SEALS = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE
 # What every build and run is given, and nothing of the driver's environment.
@@ -92,16 +99,24 @@ def _write_source(name, source):
     return path
 
 
-def build(build_rule, source):
+def build(build_rule, source, serving=None):
     """In the build's confined process: writes the source, runs the compiler, and
-    packs the artifact into ARTIFACT_FD. Never returns."""
+    packs the artifact into ARTIFACT_FD. Never returns. A function completion's program
+    (`serving`: its entry point's name and declaration) is built with the language's
+    serving code after it."""
+    if serving is not None:
+        entry, declaration = serving
+        source = _assembly(build_rule).serving_source(source, entry, declaration, _DRIVER)
     name = _source_name(build_rule, source)
     _write_source(name, source)
     environment = _environment()
-    argv = _filled(build_rule["compile"], source=name)
+    argv = _compile_command(build_rule, name, source)
     pid = os.fork()
     if pid == 0:
         try:
+            # Diagnostics on standard error, where some compilers (tsc) print them to
+            # standard output.
+            os.dup2(2, 1)
             os.execve(argv[0], argv, environment)
         finally:
             os._exit(EXIT_NO_COMPILER)
@@ -109,34 +124,33 @@ def build(build_rule, source):
     if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
         os._exit(EXIT_NO_COMPILER if os.WIFEXITED(status) and os.WEXITSTATUS(status) == EXIT_NO_COMPILER
                  else EXIT_COMPILE_FAILED)
-    artifact = build_rule["artifact"]
-    with open(ARTIFACT_FD, "wb", closefd=False) as out:
-        if artifact["kind"] == "binary":
-            with open(artifact["path"], "rb") as binary:
+    _pack(build_rule["artifact"], source, ".", ARTIFACT_FD)
+    os._exit(0)
+
+
+def _pack(artifact, source, directory, fd):
+    """Writes what the build of `source` left in `directory` that runs into `fd`."""
+    with open(fd, "wb", closefd=False) as out:
+        if artifact["kind"] in ("binary", "file"):
+            with open(os.path.join(directory, artifact["path"]), "rb") as binary:
                 while chunk := binary.read(1 << 20):
                     out.write(chunk)
         elif artifact["kind"] == "jar":
-            classes = artifact["path"]
+            classes = os.path.join(directory, artifact["path"])
             _, main = _java_names(source)
             with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as jar:
                 jar.writestr("META-INF/MANIFEST.MF", f"Manifest-Version: 1.0\nMain-Class: {main}\n\n")
-                for directory, _, files in os.walk(classes):
+                for below, _, files in os.walk(classes):
                     for file in files:
-                        path = os.path.join(directory, file)
+                        path = os.path.join(below, file)
                         jar.write(path, os.path.relpath(path, classes))
-    os._exit(0)
 
 
 def run(build_rule, source):
     """In a test's confined process: executes the artifact, with the test's input on
     standard input. Never returns."""
     environment = _environment()
-    artifact = build_rule["artifact"]
-    if artifact["kind"] == "source":
-        path = _write_source(build_rule["source"], source)
-    else:
-        path = f"/proc/self/fd/{ARTIFACT_FD}"
-    argv = _filled(build_rule["run"], artifact=path)
+    argv = _filled(build_rule["run"], artifact=_artifact_path(build_rule, source))
     try:
         if argv:
             os.execve(argv[0], argv, environment)
@@ -147,9 +161,70 @@ def run(build_rule, source):
         os._exit(EXIT_NO_COMPILER)
 
 
+def _artifact_path(build_rule, source):
+    """Where a run's command finds the artifact: the source written to the run's
+    directory, the artifact's file put back there (an interpreter resolves its script's
+    real path, which a memory file's is not), or its memory file."""
+    artifact = build_rule["artifact"]
+    if artifact["kind"] == "source":
+        return _write_source(build_rule["source"], source)
+    if artifact["kind"] == "file":
+        path = os.path.join(os.getcwd(), artifact["path"])
+        # Opened afresh: the descriptor's own offset is where the build left it.
+        with open(f"/proc/self/fd/{ARTIFACT_FD}", "rb") as built, open(path, "wb") as written:
+            shutil.copyfileobj(built, written)
+        return path
+    return f"/proc/self/fd/{ARTIFACT_FD}"
+
+
+def serve_built(build_rule, source, entry_point):
+    """Judge mode, in the candidate's confined process, for a language whose function
+    completions are built (see _assembly): runs the built program, through the
+    language's serving command where it has one. Never returns."""
+    if not build_rule["serve"]:
+        run(build_rule, source)
+    argv = _filled(build_rule["serve"], driver=_DRIVER, artifact=_artifact_path(build_rule, source), entry=entry_point)
+    try:
+        os.execve(argv[0], argv, _environment())
+    finally:
+        os._exit(EXIT_NO_COMPILER)
+
+
+def _compile_command(build_rule, name, source, command=None):
+    """The build's command (`command`, or the rule's) for `source`, written to `name`,
+    with the libraries it includes linked."""
+    argv = _filled(command or build_rule["compile"], source=name)
+    for library in build_rule.get("libraries", ()):
+        if re.search(r'^\s*#\s*include\s*[<"]' + re.escape(library["include"]), source, re.M):
+            argv += library["link"]
+    return argv
+
+
 def _filled(command, **values):
     """`command` with each `{name}` of `values` in place; other braces stay as they are."""
-    return [re.sub(r"\{(\w+)\}", lambda found: values.get(found.group(1), found.group(0)), word) for word in command]
+    return [_fill(word, values) for word in command]
+
+
+def _fill(text, values):
+    return re.sub(r"\{(\w+)\}", lambda found: values.get(found.group(1), found.group(0)), text)
+
+
+def template(name, **values):
+    """The driver's file `name`, with each `{name}` of `values` in place."""
+    with open(os.path.join(_DRIVER, name), encoding="utf-8") as read:
+        return _fill(read.read(), values)
+
+
+def _assembly(build_rule):
+    """The module that assembles a compiled language's function completions: its
+    `serving_source(code, entry, declaration, driver)` is the candidate's code made a
+    program that serves calls of the entry point, and its `tests_source(helpers,
+    declaration, entry, tests, driver)` the tests' program, with a stand-in for the entry
+    point that passes each call to the candidate's process (ValueError where the
+    problem cannot be assembled). Its VERDICT_BY_EXIT says whether the tests' program
+    passes by ending with status 0 (it is the tests themselves), or writes its verdict
+    like the judging programs of interpreted languages."""
+    return importlib.import_module(f"{__package__}.{build_rule['assembly']}")
 
 
 def memory_file(name, data):
@@ -190,47 +265,180 @@ def serve(build_rule, source, entry_point):
         os._exit(EXIT_NO_COMPILER)
 
 
-def judge(data, build_rule, channel_fds, record_type):
+def judge(suite_id, data, build_rule, channel_fds, record_type):
     """In the judge's process: runs the language's judging program on the problem's
     helpers and tests against the candidate behind `channel_fds` (the judge's reading
     end, then its writing end), and returns its verdict as `record_type(status, detail,
     result)`. The judging program writes the verdict on a pipe of its own, which the
-    candidate's process never holds."""
+    candidate's process never holds; a compiled language's tests' program (see
+    tests_program) passes by ending with status 0 once its own main returned."""
     program = data["program"]
     from_candidate, to_candidate = channel_fds
     record_r, record_w = os.pipe()
-    helpers_fd = memory_file("helpers", program.get("helpers", "").encode("utf-8", "surrogateescape"))
-    tests_fd = memory_file("tests", program["test"].encode("utf-8", "surrogateescape"))
     stderr_fd = os.memfd_create("stderr", os.MFD_CLOEXEC)
-    argv = _filled(build_rule["judge"], driver=_DRIVER, entry=data["entry_point"])
-    pid = os.fork()
-    if pid == 0:
-        try:
-            confine.keep_descriptors({2: stderr_fd, _JUDGE_TO_CANDIDATE: to_candidate,
-                                      _JUDGE_FROM_CANDIDATE: from_candidate, _JUDGE_RECORD: record_w,
-                                      _JUDGE_HELPERS: helpers_fd, _JUDGE_TESTS: tests_fd})
-            os.execve(argv[0], argv, {"PATH": _PATH, "LANG": "C.UTF-8"})
-        finally:
-            os._exit(127)
-    for fd in (record_w, helpers_fd, tests_fd):
-        os.close(fd)
-    received = bytearray()
-    while len(received) < _RECORD_CAP:
-        chunk = os.read(record_r, 65536)
-        if not chunk:
-            break
-        received += chunk
-    os.close(record_r)
+    descriptors = {2: stderr_fd, _JUDGE_TO_CANDIDATE: to_candidate, _JUDGE_FROM_CANDIDATE: from_candidate,
+                   _JUDGE_RECORD: record_w}
+    if build_rule.get("assembly"):
+        built = tests_program(suite_id, data, build_rule)
+        if isinstance(built, str):
+            os.close(record_r)
+            os.close(record_w)
+            os.close(stderr_fd)
+            return record_type("unjudgeable", built, "failed: cannot be judged")
+        descriptors[_JUDGE_EXECUTABLE] = built
+        argv = _filled(build_rule.get("judge_run") or build_rule["run"], artifact=f"/proc/self/fd/{_JUDGE_EXECUTABLE}",
+                       driver=_DRIVER, entry=data["entry_point"])
+        argv, executable = (argv, argv[0]) if argv else ([build_rule["language"] + "-tests"], _JUDGE_EXECUTABLE)
+    else:
+        descriptors[_JUDGE_HELPERS] = memory_file("helpers", _encoded(program.get("helpers", "")))
+        descriptors[_JUDGE_TESTS] = memory_file("tests", _encoded(program["test"]))
+        argv = _filled(build_rule["judge"], driver=_DRIVER, entry=data["entry_point"])
+        executable = argv[0]
+    with _Children():
+        pid = os.fork()
+        if pid == 0:
+            try:
+                confine.keep_descriptors(descriptors)
+                os.execve(executable, argv, {"PATH": _PATH, "LANG": "C.UTF-8"})
+            finally:
+                os._exit(127)
+        for fd, held in descriptors.items():
+            if fd in (_JUDGE_RECORD, _JUDGE_HELPERS, _JUDGE_TESTS):
+                os.close(held)
+        received = bytearray()
+        while len(received) < _RECORD_CAP:
+            chunk = os.read(record_r, 65536)
+            if not chunk:
+                break
+            received += chunk
+        os.close(record_r)
+        _, ended = os.waitpid(pid, 0)
+    os.lseek(stderr_fd, 0, os.SEEK_SET)
+    said = os.read(stderr_fd, 1 << 16).decode("utf-8", "replace").strip().splitlines()
+    os.close(stderr_fd)
     line = bytes(received).split(b"\n", 1)[0]
-    try:
-        status, detail = _verdict(line)
-    except (ValueError, KeyError, TypeError):
-        os.lseek(stderr_fd, 0, os.SEEK_SET)
-        said = os.read(stderr_fd, 4096).decode("utf-8", "replace").strip().splitlines()
-        os.close(stderr_fd)
+    if line:
+        try:
+            status, detail = _verdict(line)
+        except (ValueError, KeyError, TypeError):
+            line = b""
+    if not line and build_rule.get("assembly") and _assembly(build_rule).VERDICT_BY_EXIT:
+        status, detail = _tests_ended(ended, said)
+    elif not line:
         detail = f"the {build_rule['language']} judge ended without a verdict" + (f": {said[-1]}" if said else "")
         return record_type("error", detail, "failed: no verdict")
-    os.close(stderr_fd)
     if status == "passed":
         return record_type("passed", "", "passed")
     return record_type(status, detail, f"failed: {detail}")
+
+
+def _encoded(text):
+    return text.encode("utf-8", "surrogateescape")
+
+
+_ASSERTION = re.compile(r"Assertion `(.*)' failed\.$")
+
+
+def _tests_ended(ended, said):
+    """The verdict of a compiled tests' program that wrote none: passed once its main
+    returned (status 0), failed otherwise, naming the failed assertion."""
+    if os.WIFEXITED(ended) and os.WEXITSTATUS(ended) == 0:
+        return "passed", ""
+    for line in said:
+        found = _ASSERTION.search(line)
+        if found:
+            return "failed", f"assert failed: {found.group(1)}"
+    how = (f"exited with status {os.WEXITSTATUS(ended)}" if os.WIFEXITED(ended)
+           else f"was killed by signal {signal.Signals(os.WTERMSIG(ended)).name}")
+    return "failed", f"the tests {how}" + (f": {said[-1]}" if said else "")
+
+
+class _Children:
+    """While held, this process's children are its own to wait for: the judge has the
+    kernel reap them otherwise (see judge_process.serve)."""
+
+    def __enter__(self):
+        self.before = signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+
+    def __exit__(self, *_):
+        signal.signal(signal.SIGCHLD, self.before)
+        # Orphans reparented here meanwhile.
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+        except ChildProcessError:
+            pass
+
+
+# The tests' programs built in this judge, by suite: a memory file holding the
+# executable, or why it could not be built.
+_BUILT = {}
+_BUILT_KEPT = 64
+
+
+def tests_program(suite_id, data, build_rule):
+    """The tests' program of a problem in a compiled language: its helpers and tests, with
+    a stand-in for the entry point that passes each call to the candidate's process
+    (see _assembly), built once per problem in the judge's
+    process, where no candidate reaches its source; a memory file of the executable, or
+    why it could not be built."""
+    if suite_id in _BUILT:
+        return _BUILT[suite_id]
+    program = data["program"]
+    try:
+        source = _assembly(build_rule).tests_source(program.get("helpers", ""), data.get("declaration", ""),
+                                                    data["entry_point"], program["test"], _DRIVER)
+    except ValueError as unassembled:
+        built = str(unassembled)
+    else:
+        built = _build_here(build_rule, source)
+    while len(_BUILT) >= _BUILT_KEPT:
+        dropped = _BUILT.pop(next(iter(_BUILT)))
+        if not isinstance(dropped, str):
+            os.close(dropped)
+    _BUILT[suite_id] = built
+    return built
+
+
+def _build_here(build_rule, source):
+    """Builds `source` in a directory of this process's own, removed after; the
+    executable in a memory file, or why it did not build."""
+    directory = tempfile.mkdtemp(prefix="passk-tests-")
+    try:
+        name = _source_name(build_rule, source)
+        with open(os.path.join(directory, name), "w", encoding="utf-8") as written:
+            written.write(source)
+        argv = _compile_command(build_rule, name, source, build_rule.get("judge_compile") or build_rule["compile"])
+        stderr_fd = os.memfd_create("stderr", os.MFD_CLOEXEC)
+        environment = {"PATH": _PATH, "HOME": directory, "TMPDIR": directory, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+        with _Children():
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    os.chdir(directory)
+                    confine.keep_descriptors({1: stderr_fd, 2: stderr_fd})
+                    os.execve(argv[0], argv, environment)
+                finally:
+                    os._exit(127)
+            pidfd = os.pidfd_open(pid)
+            ready = select.select([pidfd], [], [], float(build_rule["compile_timeout"]))[0]
+            os.close(pidfd)
+            if not ready:
+                os.kill(pid, signal.SIGKILL)
+            _, ended = os.waitpid(pid, 0)
+            if not ready:
+                os.close(stderr_fd)
+                return f"the problem's tests did not build in {build_rule['compile_timeout']} s"
+        os.lseek(stderr_fd, 0, os.SEEK_SET)
+        said = [line.strip() for line in os.read(stderr_fd, 1 << 16).decode("utf-8", "replace").splitlines()
+                if line.strip()]
+        os.close(stderr_fd)
+        if not os.WIFEXITED(ended) or os.WEXITSTATUS(ended) != 0:
+            named = [line for line in said if "error" in line.lower()]
+            return "the problem's tests do not compile" + (f": {(named or said)[0]}" if said else "")
+        executable = artifact_file()
+        _pack(build_rule["artifact"], source, directory, executable)
+        seal(executable)
+        return executable
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)

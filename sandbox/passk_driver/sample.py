@@ -238,10 +238,11 @@ def _serve(source, entry_point):
     os._exit(0)
 
 
-def _start_judged(request, context, scratch, cap, problem, entry_point, build_rule=None):
+def _start_judged(request, context, scratch, cap, problem, entry_point, build_rule=None, artifact=None):
     """A candidate process that answers calls of `entry_point`, and the judge's run of
     `problem` (see JudgeProcess.ask) against it; in another language than Python, the
-    candidate's process runs that language's serving program (`build_rule`)."""
+    candidate's process runs that language's serving program (`build_rule`), or the
+    program built from its code with the serving code (`artifact`)."""
     judge_process = context.judge
     judge_process.ensure(context, request)
     out_r, out_w = os.pipe()
@@ -256,6 +257,11 @@ def _start_judged(request, context, scratch, cap, problem, entry_point, build_ru
     if build_rule is None:
         def serve(source):
             _serve(source, entry_point)
+    elif artifact is not None:
+        channel_ends[programs.ARTIFACT_FD] = artifact
+
+        def serve(source):
+            programs.serve_built(build_rule, source, entry_point)
     else:
         def serve(source):
             programs.serve(build_rule, source, entry_point)
@@ -303,11 +309,12 @@ def _start_run(request, context, scratch, cap, stdin, descriptors, run):
     return Processes(Child(pid), out_r, err_r, record_r, b"\0", cap)
 
 
-def _start_build(request, context, scratch, cap, build_rule, artifact):
+def _start_build(request, context, scratch, cap, build_rule, artifact, serving=None):
     """The build's process (see programs.build): no input, its compiler's diagnostics
-    on standard error."""
+    on standard error; `serving` is the entry point a function completion's program
+    serves (see programs.build)."""
     return _start_run(request, context, scratch, cap, b"", {programs.ARTIFACT_FD: artifact},
-                      lambda source: programs.build(build_rule, source))
+                      lambda source: programs.build(build_rule, source, serving))
 
 
 class _Poller:
@@ -585,6 +592,12 @@ def _run(request, context, cap, send_verdict):
                 # Tests in another language, which the judge runs with that language's
                 # judging program (see programs.py).
                 problem = ("program", request["seq"], suite_id, build_rule)
+                if build_rule.get("assembly"):
+                    message = _run_built_function(request, context, cap, suite, problem)
+                    if message is None:
+                        return False
+                    send_verdict(message)
+                    return True
 
             def start(scratch):
                 return _start_judged(request, context, scratch, cap, problem, suite["entry_point"], build_rule)
@@ -597,6 +610,37 @@ def _run(request, context, cap, send_verdict):
         return False
     send_verdict(message)
     return True
+
+
+def _run_built_function(request, context, cap, suite, problem):
+    """A function completion in a compiled language: the candidate's code is built with
+    the language's serving code after it, once, and its program answers the calls of
+    the tests' program, which the judge builds once per problem (see programs.py)."""
+    build_rule = problem[3]
+    artifact = programs.artifact_file()
+    try:
+        limit = float(build_rule["compile_timeout"])
+        entry_point = suite["entry_point"]
+        serving = (entry_point, suite.get("declaration", ""))
+        execution = _execute(request, context, limit, lambda scratch: _start_build(
+            request, context, scratch, cap, build_rule, artifact, serving))
+        if execution.fields is None:
+            return None
+        failure = _build_failure(execution, limit)
+        if failure is not None:
+            message = _message(request, failure[0], execution)
+            message["failure"] = _capped(failure[1])
+            return message
+        programs.seal(artifact)
+        # The tests' program is built before the candidate's time starts.
+        context.judge.build_tests(context, request, problem, time.monotonic() + limit)
+        served = _execute(request, context, float(request["timeout"]), lambda scratch: _start_judged(
+            request, context, scratch, cap, problem, entry_point, build_rule, artifact))
+        if served.fields is None:
+            return None
+        return _message(request, served.fields, _combined([served, execution]))
+    finally:
+        os.close(artifact)
 
 
 def _run_stdio(request, context, cap):

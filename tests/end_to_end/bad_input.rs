@@ -713,16 +713,16 @@ fn a_folder_as_problems_names_the_problem_files_in_it() {
 #[test]
 fn a_problem_set_in_another_language_is_named_as_one() {
     let dir = tempfile::tempdir().unwrap();
-    let problems = dir.path().join("humaneval-go.jsonl");
-    let record = json!({"name": "HumanEval_0_has_close_elements", "language": "go_test.go", "prompt": "func f() {\n",
+    let problems = dir.path().join("humaneval-ml.jsonl");
+    let record = json!({"name": "HumanEval_0_has_close_elements", "language": "ml", "prompt": "let f () =\n",
                         "doctests": "transform", "original": "", "prompt_terminology": "reworded",
-                        "tests": "}\n", "stop_tokens": ["\nfunc"], "task_id": "HumanEval/0"});
+                        "tests": "let () = ()\n", "stop_tokens": ["\nlet"], "task_id": "HumanEval/0"});
     write_jsonl(&problems, &[record]);
     let finished = finish(passk(["canonical", "--problems"]).arg(&problems));
     assert_rejected(
         &finished,
-        &["humaneval-go.jsonl:1: field `language` is \"go_test.go\", which passk does not run; it runs python, cpp, java, \
-           javascript, bash"],
+        &["humaneval-ml.jsonl:1: field `language` is \"ml\", which passk does not run; it runs python, cpp, java, \
+           javascript, typescript, bash"],
     );
     assert!(!finished.stderr.contains("--format"), "{}", finished.stderr);
 }

@@ -152,7 +152,7 @@ fn the_language_comes_from_the_sample_or_the_flag_and_is_checked_first() {
     let (refused, _) = run(dir.path(), &[sample("cobol", "DISPLAY 'HI'.")], &[]);
     assert_eq!(refused.code, Some(2));
     assert!(
-        refused.stderr.contains("samples.jsonl:1: field `language` is \"cobol\", which passk does not run; it runs python, cpp, java, javascript, bash"),
+        refused.stderr.contains("samples.jsonl:1: field `language` is \"cobol\", which passk does not run; it runs python, cpp, java, javascript, typescript, bash"),
         "{}",
         refused.stderr
     );
@@ -323,28 +323,6 @@ fn humaneval_x_javascript_canonical_solutions_pass_but_the_two_wrong_ones() {
     );
 }
 
-/// Function completions in a language whose judge passk does not have yet are refused
-/// before anything runs, rather than judged by their exit status.
-#[test]
-fn function_completions_without_a_judge_in_their_language_are_refused() {
-    let Some(problems) = shared_benchmark("multipl-e/humaneval-cpp.jsonl.gz") else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let samples = dir.path().join("samples.jsonl");
-    write_jsonl(
-        &samples,
-        &[json!({"task_id": "HumanEval_0_has_close_elements", "completion": "    return false;\n}\n"})],
-    );
-    let refused = finish(passk(["evaluate", "--partial"]).arg(&samples).arg("--problems").arg(&problems));
-    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
-    assert!(
-        refused
-            .stderr
-            .contains("task HumanEval_0_has_close_elements: passk does not judge function completions in cpp yet"),
-        "{}",
-        refused.stderr
-    );
-}
-
 /// MultiPL-E's Bash problems, released: the tests close the function a completion
 /// leaves open and call it by `candidate`, in `[[ $(candidate ...) = ... ]]` under
 /// `set -e`. The tests run in a judge shell of their own; each call is answered by the
@@ -418,4 +396,156 @@ fn below_level_full_the_other_languages_judges_are_named_as_reachable() {
         "{}",
         finished.stderr
     );
+}
+
+/// The verdicts of one run of `completions` (name, completion) of `task` in `problems`.
+fn judged(problems: &Path, task: &str, completions: &[(&str, &str)], timeout: &str) -> Vec<Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let samples: Vec<Value> = completions
+        .iter()
+        .map(|(name, completion)| json!({"task_id": task, "completion": completion, "name": name}))
+        .collect();
+    let mut evaluate = passk(["evaluate", "--k", "1", "--restart", "--no-dedup", "--partial"]);
+    evaluate.args(["--timeout", timeout]);
+    let (finished, results) = evaluate_samples(evaluate, dir.path(), problems, &samples);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    for result in &results {
+        assert_ne!(result["status"], "infrastructure", "{result}");
+    }
+    results
+}
+
+fn named<'a>(results: &'a [Value], name: &str) -> &'a Value {
+    results.iter().find(|result| result["name"] == name).unwrap()
+}
+
+/// Guards against a C++ verdict that rests on the exit status of one program holding
+/// the candidate and the tests, as MultiPL-E's and HumanEval-X's harnesses build it: the
+/// candidate's code is built with a main that serves calls of its entry point, the tests
+/// with a stand-in for it, once per problem in the judge, and only values cross. Each
+/// forgery below passes those harnesses and fails here, none as `infrastructure`.
+#[test]
+fn cpp_forgeries_fail_and_honest_completions_pass() {
+    let Some(problems) = shared_benchmark("multipl-e/humaneval-cpp.jsonl.gz") else { return };
+    let completions = [
+        ("honest", "    return string.size();\n"),
+        ("exits", "    exit(0);\n"),
+        // Its own assert, which the tests would use in one program.
+        ("redefines-assert", "    return 0;\n}\n#undef assert\n#define assert(x) ((void)0)\nlong unused() {\n    return 0;\n"),
+        ("abort-handler", "    signal(SIGABRT, [](int) { _exit(0); });\n    return 0;\n"),
+        ("own-main", "    return 0;\n}\nint main() { return 0; }\nlong unused() {\n    return 0;\n"),
+        ("exits-on-load", "    return 0;\n}\nstatic int early = (std::exit(0), 0);\nlong unused() {\n    return 0;\n"),
+        // Looks for the tests' expected values in its source and every descriptor.
+        (
+            "reads-tests",
+            "    std::string seen, needle = \"(9)\";\n    for (int fd = 5; fd < 32; fd++) { std::ifstream in(\"/proc/self/fd/\" + \
+             std::to_string(fd)); seen += std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()); }\n    \
+             std::ifstream source(__FILE__); seen += std::string((std::istreambuf_iterator<char>(source)), \
+             std::istreambuf_iterator<char>());\n    needle = \"== \" + needle;\n    \
+             return seen.find(needle) != std::string::npos ? (long)string.size() : -1;\n",
+        ),
+        ("writes-descriptors", "    for (int fd = 3; fd < 10; fd++) dprintf(fd, \"passed\\t\\n\");\n    return 0;\n"),
+        ("signals", "    kill(getppid(), SIGKILL);\n    kill(-1, SIGKILL);\n    return 0;\n"),
+        ("hangs", "    for (;;) {}\n"),
+    ];
+    let results = judged(&problems, "HumanEval_23_strlen", &completions, "5");
+    for result in &results {
+        assert_eq!(result["status"] == "passed", result["name"] == "honest", "{result}");
+    }
+    let detail = |name: &str| named(&results, name)["detail"].as_str().unwrap().to_owned();
+    assert!(detail("exits").contains("the candidate's process ended before it answered call 1 of string_length"));
+    assert!(
+        detail("redefines-assert").contains("assert failed: candidate((\"x\")) == (1)"),
+        "{}",
+        detail("redefines-assert")
+    );
+    assert_eq!(named(&results, "own-main")["status"], "compile-error");
+    assert!(detail("own-main").contains("redefinition of"), "{}", detail("own-main"));
+    assert_eq!(named(&results, "hangs")["status"], "timeout");
+}
+
+/// MultiPL-E's C++ signatures, released: standard containers, optionals, tuples, maps,
+/// std::any and an entry point named like a function of the standard library (`unique`)
+/// all cross between the processes, and a right answer passes; a wrong one fails naming
+/// the failed assertion, one that throws names what it threw, and a problem whose type
+/// is the problem's own (a union) is `unjudgeable`, saying which.
+#[test]
+fn cpp_function_completions_carry_the_suites_types() {
+    let Some(problems) = shared_benchmark("multipl-e/humaneval-cpp.jsonl.gz") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let sample =
+        |task: &str, name: &str, completion: &str| json!({"task_id": task, "completion": completion, "name": name});
+    let samples = [
+        sample("HumanEval_22_filter_integers", "any", "    std::vector<long> out;\n    for (auto &v : values) \
+            if (v.type() == typeid(int)) out.push_back(std::any_cast<int>(v));\n    return out;\n"),
+        sample("HumanEval_34_unique", "overloaded-name", "    std::sort(l.begin(), l.end());\n    \
+            l.erase(std::unique(l.begin(), l.end()), l.end());\n    return l;\n"),
+        sample("HumanEval_111_histogram", "map", "    std::map<std::string, long> count; std::string word; \
+            std::stringstream in(test);\n    while (in >> word) count[word]++;\n    long best = 0; for (auto &p : count) \
+            best = std::max(best, p.second);\n    std::map<std::string, long> out; for (auto &p : count) \
+            if (p.second == best) out[p.first] = p.second;\n    return out;\n"),
+        sample("HumanEval_136_largest_smallest_integers", "tuple-of-optionals", "    std::optional<long> neg, pos;\n    \
+            for (long x : lst) { if (x < 0 && (!neg || x > *neg)) neg = x; if (x > 0 && (!pos || x < *pos)) pos = x; }\n    \
+            return std::make_tuple(neg, pos);\n"),
+        sample("HumanEval_23_strlen", "wrong", "    return 1;\n"),
+        sample("HumanEval_0_has_close_elements", "throws", "    throw std::runtime_error(\"no idea\");\n"),
+        sample("HumanEval_103_rounded_avg", "union", "    return n;\n"),
+    ];
+    let mut evaluate = passk(["evaluate", "--k", "1", "--restart", "--no-dedup", "--partial"]);
+    evaluate.args(["--timeout", "10"]);
+    let (finished, results) = evaluate_samples(evaluate, dir.path(), &problems, &samples);
+    assert_eq!(finished.code, Some(4), "{}", finished.stderr);
+    assert!(finished.stderr.contains("1 problem cannot be judged: HumanEval_103_rounded_avg"), "{}", finished.stderr);
+    assert!(finished.stdout.contains("cpp: "), "{}", finished.stdout);
+    for name in ["any", "overloaded-name", "map", "tuple-of-optionals"] {
+        assert_eq!(named(&results, name)["status"], "passed", "{}", named(&results, name));
+    }
+    let detail = |name: &str| named(&results, name)["detail"].as_str().unwrap().to_owned();
+    assert_eq!(detail("wrong"), "assert failed: candidate((\"\")) == (0)");
+    assert_eq!(detail("throws"), "call 1 of has_close_elements threw: no idea");
+    assert_eq!(named(&results, "union")["status"], "unjudgeable");
+    assert!(detail("union").contains("Union_std_string_long"), "{}", detail("union"));
+}
+
+/// HumanEval-X's C++ file, released, assembled as CodeGeeX assembles it (its includes
+/// before the prompt, OpenSSL linked where a program includes it): every canonical
+/// solution passes.
+#[test]
+fn humaneval_x_cpp_canonical_solutions_all_pass() {
+    let Some(problems) = shared_benchmark("humaneval-x/humaneval_cpp.jsonl.gz") else { return };
+    let canonical = finish(passk(["validate", "--problems"]).arg(&problems).args(["--timeout", "20"]));
+    assert_eq!(canonical.code, Some(0), "{}\n{}", canonical.stdout, canonical.stderr);
+    assert!(
+        canonical.stdout.contains("164 canonical solutions of") && canonical.stdout.contains("164 pass"),
+        "{}",
+        canonical.stdout
+    );
+}
+
+/// MultiPL-E's TypeScript, released: tsc checks and transpiles the candidate's code as
+/// MultiPL-E's harness does (a type error is a `compile-error` quoting tsc), and the
+/// transpiled tests run in the judge against JavaScript's server, so an exit or a patched
+/// assert in the candidate's process fails.
+#[test]
+fn typescript_function_completions_are_checked_and_judged_apart() {
+    let Some(problems) = shared_benchmark("multipl-e/humaneval-ts.jsonl.gz") else { return };
+    let completions = [
+        ("honest", "  return number % 1.0;\n}\n"),
+        ("wrong", "  return 0;\n}\n"),
+        ("type-error", "  return \"half\";\n}\n"),
+        ("exits", "  (globalThis as any).process.exit(0);\n  return 0;\n}\n"),
+        (
+            "patched-assert",
+            "  const assert = (globalThis as any).require('node:assert'); assert.deepEqual = () => {};\n  return 0;\n}\n",
+        ),
+    ];
+    let results = judged(&problems, "HumanEval_2_truncate_number", &completions, "10");
+    for result in &results {
+        assert_eq!(result["status"] == "passed", result["name"] == "honest", "{result}");
+    }
+    let wrong = named(&results, "wrong")["detail"].as_str().unwrap();
+    assert!(wrong.contains("at line 10 of the tests: assert.deepEqual(candidate(3.5), 0.5);"), "{wrong}");
+    let type_error = named(&results, "type-error");
+    assert_eq!(type_error["status"], "compile-error");
+    assert!(type_error["detail"].as_str().unwrap().contains("error TS2322"), "{type_error}");
 }

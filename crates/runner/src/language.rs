@@ -69,12 +69,35 @@ pub struct ProgramRule {
     /// The command that runs a problem's tests against that server, in the judge's process.
     #[serde(default)]
     pub judge: Vec<String>,
+    /// For function completions in a compiled language, the module of the driver's
+    /// directory that makes the candidate's code a program serving calls of the entry
+    /// point, and the tests a program of their own with a stand-in for it.
+    pub assembly: Option<String>,
+    /// The command that builds the tests' program, where it is not `compile`.
+    #[serde(default)]
+    pub judge_compile: Vec<String>,
+    /// The command that runs the tests' program, where it is not `run`.
+    #[serde(default)]
+    pub judge_run: Vec<String>,
+    /// Libraries a program is linked with when it includes their headers.
+    #[serde(default)]
+    pub libraries: Vec<Library>,
+}
+
+/// A library a build links where the program includes it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Library {
+    /// The start of the path the program's `#include` names.
+    pub include: String,
+    /// The compiler's arguments that link it.
+    pub link: Vec<String>,
 }
 
 impl ProgramRule {
     /// Whether problems whose tests call a function can be judged in this language.
     pub fn judges_functions(&self) -> bool {
-        !self.serve.is_empty() && !self.judge.is_empty()
+        (!self.serve.is_empty() && !self.judge.is_empty()) || self.assembly.is_some()
     }
 }
 
@@ -86,6 +109,9 @@ pub enum Artifact {
     Binary { path: String },
     /// Classes below a directory, packed into a jar whose main class is the public one.
     Jar { path: String },
+    /// A file the run command reads (TypeScript's JavaScript), put back in the run's
+    /// directory under its name.
+    File { path: String },
     /// The source itself, which an interpreter runs.
     Source,
 }

@@ -115,7 +115,7 @@ pub struct Suite {
 }
 
 /// What a driver keeps of a suite: how to call or run the candidate, and its limits.
-const DRIVER_FIELDS: [&str; 5] = ["entry_point", "all", "record", "unjudgeable", "exit_compared"];
+const DRIVER_FIELDS: [&str; 6] = ["entry_point", "declaration", "all", "record", "unjudgeable", "exit_compared"];
 const DRIVER_PHASE_FIELDS: [&str; 3] = ["name", "count", "timeout"];
 /// Bytes of output a program may print beyond twice the longest expected output; past
 /// that no answer can be right, and the rest is counted, not kept.
@@ -156,6 +156,12 @@ impl Suite {
     /// process adds after the candidate, as the suite's harness has it.
     pub fn candidate_suffix(&self) -> Option<&str> {
         self.data.get("program")?.get("candidate_suffix")?.as_str()
+    }
+
+    /// For tests in another language whose harness puts code before every candidate
+    /// (the includes CodeGeeX adds to HumanEval-X's C++): that code.
+    pub fn candidate_prefix(&self) -> Option<&str> {
+        self.data.get("program")?.get("candidate_prefix")?.as_str()
     }
 
     /// Code the suite's own harness puts before every program (LiveCodeBench's and
@@ -285,7 +291,14 @@ impl Program {
 fn judged(problem: &ProblemCode, candidate: &str) -> Option<String> {
     match &problem.tests {
         Tests::Check(suite) => {
-            suite.check_setup().or_else(|| suite.candidate_suffix()).map(|setup| format!("{candidate}\n{setup}"))
+            match (suite.check_setup().or_else(|| suite.candidate_suffix()), suite.candidate_prefix()) {
+                (None, None) => None,
+                (setup, prefix) => Some(format!(
+                    "{}{candidate}{}",
+                    prefix.unwrap_or_default(),
+                    setup.map(|setup| format!("\n{setup}")).unwrap_or_default()
+                )),
+            }
         }
         Tests::Calls(suite) | Tests::Stdio(suite) => suite.preamble().map(|preamble| format!("{preamble}{candidate}")),
     }

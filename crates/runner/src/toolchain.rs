@@ -11,7 +11,7 @@ use serde::Serialize;
 use thiserror::Error;
 use wait_timeout::ChildExt;
 
-use crate::language::{Artifact, Language};
+use crate::language::{Artifact, Language, Library};
 
 /// How long a toolchain may take to print its version (a JVM starts in under a second).
 const VERSION_LIMIT: Duration = Duration::from_secs(30);
@@ -34,6 +34,12 @@ pub struct Toolchain {
     /// `ProgramRule`), their executables resolved; empty where the language has none.
     pub serve: Vec<String>,
     pub judge: Vec<String>,
+    /// How a compiled language's function completions are assembled and their tests
+    /// built and run (see `ProgramRule`).
+    pub assembly: Option<String>,
+    pub judge_compile: Vec<String>,
+    pub judge_run: Vec<String>,
+    pub libraries: Vec<Library>,
 }
 
 #[derive(Debug, Error)]
@@ -91,6 +97,10 @@ impl Toolchain {
             artifact: rule.artifact.clone(),
             serve: resolved(&rule.serve)?,
             judge: resolved(&rule.judge)?,
+            assembly: rule.assembly.clone(),
+            judge_compile: resolved(&rule.judge_compile)?,
+            judge_run: resolved(&rule.judge_run)?,
+            libraries: rule.libraries.clone(),
         })
     }
 

@@ -46,8 +46,30 @@ pub fn humaneval_x(source: &str, line: usize, object: &Map<String, Value>) -> Re
     let prompt = string_field(source, line, object, "prompt")?;
     let test = string_field(source, line, object, "test")?;
     let canonical_solution = optional_string_field(source, line, object, "canonical_solution")?;
-    function_problem(source, line, task_id, language, prompt, test, canonical_solution)
+    // CodeGeeX puts before every C++ program the includes of its list that the prompt
+    // lacks.
+    let prefix = (name == "cpp").then(|| {
+        CODEGEEX_CPP_INCLUDES
+            .iter()
+            .filter(|include| !prompt.contains(*include))
+            .map(|include| format!("{include}\n"))
+            .collect()
+    });
+    function_problem(source, line, Record { task_id, language, prompt, test, canonical_solution, prefix })
 }
+
+/// CodeGeeX's `IMPORT_HELPER["cpp"]` (codegeex/benchmark/utils.py).
+const CODEGEEX_CPP_INCLUDES: [&str; 9] = [
+    "#include<stdlib.h>",
+    "#include<algorithm>",
+    "#include<math.h>",
+    "#include<stdio.h>",
+    "#include<vector>",
+    "#include<string>",
+    "#include<climits>",
+    "#include<cstring>",
+    "#include<iostream>",
+];
 
 /// A record of MultiPL-E's files.
 pub fn multipl_e(source: &str, line: usize, object: &Map<String, Value>) -> Result<Problem, InputError> {
@@ -59,7 +81,8 @@ pub fn multipl_e(source: &str, line: usize, object: &Map<String, Value>) -> Resu
     let language = known(source, line, &name)?;
     let prompt = string_field(source, line, object, "prompt")?;
     let tests = string_field(source, line, object, "tests")?;
-    function_problem(source, line, task_id, language, prompt, tests, None)
+    let record = Record { task_id, language, prompt, test: tests, canonical_solution: None, prefix: None };
+    function_problem(source, line, record)
 }
 
 fn known(source: &str, line: usize, name: &str) -> Result<&'static Language, InputError> {
@@ -71,15 +94,19 @@ fn known(source: &str, line: usize, name: &str) -> Result<&'static Language, Inp
     })
 }
 
-fn function_problem(
-    source: &str,
-    line: usize,
+/// What a suite's record says of a function completion's problem.
+struct Record {
     task_id: String,
     language: &'static Language,
     prompt: String,
     test: String,
     canonical_solution: Option<String>,
-) -> Result<Problem, InputError> {
+    /// Code the suite's harness puts before every candidate.
+    prefix: Option<String>,
+}
+
+fn function_problem(source: &str, line: usize, record: Record) -> Result<Problem, InputError> {
+    let Record { task_id, language, prompt, test, canonical_solution, prefix: candidate_prefix } = record;
     if test.trim().is_empty() {
         return Err(InputError::Field {
             path: source.to_owned(),
@@ -88,12 +115,16 @@ fn function_problem(
             message: "is empty: a problem with no tests would pass every sample".to_owned(),
         });
     }
-    let (helpers, entry_point) = entry_point(&prompt, language).ok_or_else(|| InputError::Field {
-        path: source.to_owned(),
-        line,
-        field: "prompt",
-        message: format!("does not end in a {} function's declaration, so the entry point is unknown", language.name),
-    })?;
+    let Declared { helpers, name: entry_point, declaration } =
+        entry_point(&prompt, language).ok_or_else(|| InputError::Field {
+            path: source.to_owned(),
+            line,
+            field: "prompt",
+            message: format!(
+                "does not end in a {} function's declaration, so the entry point is unknown",
+                language.name
+            ),
+        })?;
     // MultiPL-E's C++, Rust and Bash tests begin with the `}` that closes the function a
     // completion (cut at `\n}`) leaves open: the candidate's process closes it, and the
     // judge runs the rest.
@@ -101,26 +132,40 @@ fn function_problem(
         Some((first, rest)) if first.trim() == "}" => (Some("}\n"), rest.to_owned()),
         _ => (None, test),
     };
+    let helpers = format!("{}{helpers}", candidate_prefix.as_deref().unwrap_or_default());
     let mut data = json!({
         "entry_point": entry_point,
+        "declaration": declaration,
         "program": {"language": language.name, "helpers": helpers, "test": test},
     });
     if let Some(suffix) = candidate_suffix {
         data["program"]["candidate_suffix"] = suffix.into();
+    }
+    if let Some(prefix) = candidate_prefix.filter(|prefix| !prefix.is_empty()) {
+        data["program"]["candidate_prefix"] = prefix.into();
     }
     let tests = Tests::Check(Arc::new(Suite::new(data, 1, None)));
     let code = Arc::new(ProblemCode { prompt, tests, entry_point });
     Ok(Problem { task_id, code, canonical_solution, evalplus: None })
 }
 
-/// The prompt's code before the entry point's declaration (its helpers, which the tests
-/// may call), and the entry point's name: the last function the prompt declares.
-fn entry_point(prompt: &str, language: &Language) -> Option<(String, String)> {
+/// The function a prompt leaves for the completion to finish.
+#[derive(Debug, PartialEq, Eq)]
+struct Declared {
+    /// The prompt's code before the function (its helpers, which the tests may call).
+    helpers: String,
+    name: String,
+    /// The line that declares it, from which a compiled language's tests take its type.
+    declaration: String,
+}
+
+/// The entry point: the last function the prompt declares.
+fn entry_point(prompt: &str, language: &Language) -> Option<Declared> {
     let mut at = 0;
     let mut found = None;
     for line in prompt.split_inclusive('\n') {
         if let Some(name) = declared(line.trim_start(), language) {
-            found = Some((prompt[..at].to_owned(), name));
+            found = Some(Declared { helpers: prompt[..at].to_owned(), name, declaration: line.trim_end().to_owned() });
         }
         at += line.len();
     }
@@ -185,25 +230,27 @@ mod tests {
     fn the_entry_point_is_the_last_function_the_prompt_declares() {
         let javascript = Language::named("javascript").unwrap();
         let prompt = "/* helps */\nconst isPalindrome = (text) => {\n  return true\n}\n/* doc */\nconst makePalindrome = (string) => {\n";
-        let (helpers, name) = entry_point(prompt, javascript).unwrap();
+        let Declared { helpers, name, declaration } = entry_point(prompt, javascript).unwrap();
         assert_eq!(name, "makePalindrome");
         assert_eq!(helpers, "/* helps */\nconst isPalindrome = (text) => {\n  return true\n}\n/* doc */\n");
+        assert_eq!(declaration, "const makePalindrome = (string) => {");
         let multipl_e = "//Doc\n// >>> f(1)\nfunction has_close_elements(numbers, threshold){\n";
-        assert_eq!(
-            entry_point(multipl_e, javascript).unwrap(),
-            ("//Doc\n// >>> f(1)\n".to_owned(), "has_close_elements".to_owned())
-        );
+        let declared = entry_point(multipl_e, javascript).unwrap();
+        assert_eq!((declared.helpers.as_str(), declared.name.as_str()), ("//Doc\n// >>> f(1)\n", "has_close_elements"));
         assert_eq!(entry_point("// no function here\n", javascript), None);
         let bash = Language::named("bash").unwrap();
         let prompt = "#!/bin/bash\n# Doc.\n# $1 is a list\nhas_close_elements() {\n";
+        let declared = entry_point(prompt, bash).unwrap();
         assert_eq!(
-            entry_point(prompt, bash).unwrap(),
-            ("#!/bin/bash\n# Doc.\n# $1 is a list\n".to_owned(), "has_close_elements".to_owned())
+            (declared.helpers.as_str(), declared.name.as_str()),
+            ("#!/bin/bash\n# Doc.\n# $1 is a list\n", "has_close_elements")
         );
-        assert_eq!(entry_point("function f {\n", bash).unwrap().1, "f");
+        assert_eq!(entry_point("function f {\n", bash).unwrap().name, "f");
         assert_eq!(entry_point("echo {\n", bash), None);
         let cpp = Language::named("cpp").unwrap();
         let prompt = "#include<vector>\nusing namespace std;\nbool has_close_elements(vector<float> numbers, float threshold){\n";
-        assert_eq!(entry_point(prompt, cpp).unwrap().1, "has_close_elements");
+        let declared = entry_point(prompt, cpp).unwrap();
+        assert_eq!(declared.name, "has_close_elements");
+        assert_eq!(declared.declaration, "bool has_close_elements(vector<float> numbers, float threshold){");
     }
 }
