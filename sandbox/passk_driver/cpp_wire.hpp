@@ -12,27 +12,29 @@
 #ifndef PASSK_WIRE_HPP
 #define PASSK_WIRE_HPP
 
-#include <any>
+// The codecs of containers, optionals, tuples and std::any are declared only where the
+// code before included their header (libstdc++'s guard macros say so): a type the code
+// did not include is not in its signature, and parsing every such header would cost
+// each build a third of a second.
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <cxxabi.h>
 #include <deque>
-#include <list>
-#include <map>
-#include <optional>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <typeinfo>
 #include <unistd.h>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
+// What a type-erased value may hold.
+#if defined(_GLIBCXX_ANY) || defined(BOOST_ANY_INCLUDED)
+#include <map>
 #include <vector>
+#endif
 
 namespace passk_wire {
 
@@ -148,6 +150,7 @@ struct Codec<const char*> {
     }
 };
 
+#ifdef _GLIBCXX_OPTIONAL
 template <>
 struct Codec<std::nullopt_t> {
     static constexpr bool supported = true;
@@ -167,6 +170,7 @@ struct Codec<std::optional<T>> {
         return Of<T>::get(in);
     }
 };
+#endif
 
 template <class A, class B>
 struct Codec<std::pair<A, B>> {
@@ -209,30 +213,45 @@ struct Elements {
     }
 };
 
+#ifdef _GLIBCXX_VECTOR
 template <class T, class A>
 struct Codec<std::vector<T, A>> : Elements<std::vector<T, A>, T> {};
+#endif
+#ifdef _GLIBCXX_LIST
 template <class T, class A>
 struct Codec<std::list<T, A>> : Elements<std::list<T, A>, T> {};
+#endif
 template <class T, class A>
 struct Codec<std::deque<T, A>> : Elements<std::deque<T, A>, T> {};
+#ifdef _GLIBCXX_SET
 template <class T, class C, class A>
 struct Codec<std::set<T, C, A>> : Elements<std::set<T, C, A>, T> {};
 template <class T, class C, class A>
 struct Codec<std::multiset<T, C, A>> : Elements<std::multiset<T, C, A>, T> {};
+#endif
+#ifdef _GLIBCXX_UNORDERED_SET
 template <class T, class H, class E, class A>
 struct Codec<std::unordered_set<T, H, E, A>> : Elements<std::unordered_set<T, H, E, A>, T> {};
+#endif
+#ifdef _GLIBCXX_MAP
 template <class K, class V, class C, class A>
 struct Codec<std::map<K, V, C, A>> : Elements<std::map<K, V, C, A>, std::pair<K, V>> {};
+#endif
+#ifdef _GLIBCXX_UNORDERED_MAP
 template <class K, class V, class H, class E, class A>
 struct Codec<std::unordered_map<K, V, H, E, A>> : Elements<std::unordered_map<K, V, H, E, A>, std::pair<K, V>> {};
+#endif
 
 // A type-erased value (std::any, boost::any): one of the types the suites put in one,
 // named by its index here, 0 for an empty one.
+#if defined(_GLIBCXX_ANY) || defined(BOOST_ANY_INCLUDED)
+#ifdef _GLIBCXX_ANY
 template <class T>
 const T* held(const std::any& value) {
     return std::any_cast<T>(&value);
 }
 inline bool empty(const std::any& value) { return !value.has_value(); }
+#endif
 #ifdef BOOST_ANY_INCLUDED
 template <class T>
 const T* held(const boost::any& value) {
@@ -282,9 +301,12 @@ using AnyOf = Anything<Any, int, long, long long, unsigned, unsigned long, float
                        const char*, std::vector<int>, std::vector<long>, std::vector<long long>, std::vector<float>,
                        std::vector<double>, std::vector<std::string>, std::map<long, long>, std::map<int, int>,
                        std::map<std::string, long>>;
+#endif
 
+#ifdef _GLIBCXX_ANY
 template <>
 struct Codec<std::any> : AnyOf<std::any> {};
+#endif
 #ifdef BOOST_ANY_INCLUDED
 template <>
 struct Codec<boost::any> : AnyOf<boost::any> {};

@@ -18,6 +18,7 @@ import fcntl
 import importlib
 import json
 import os
+import pathlib
 import re
 import select
 import shutil
@@ -61,21 +62,37 @@ def _environment():
     return {"PATH": _PATH, "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
 
 
-_JAVA_NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
-_JAVA_TYPE = r"(?:class|record|interface|enum)\s+([A-Za-z_$][\w$]*)"
+# Java's comments, strings and characters, where no code is (java_assembly's too); and a
+# type's declaration, its name the group.
+JAVA_NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+JAVA_TYPE = r"(?:class|record|interface|enum)\s+([A-Za-z_$][\w$]*)"
+_JAVA_MAIN = r"\bstatic\s+(?:(?:public|final|synchronized|strictfp)\s+)*void\s+main\s*\("
 
 
 def _java_names(source):
     """The public class (None if there is none) and the class whose `main` starts the
     program, package-qualified, read from the source with its comments and strings
-    left out."""
-    code = _JAVA_NOISE.sub(" ", source)
-    public = re.search(r"\bpublic\s+(?:(?:final|abstract|strictfp|sealed|non-sealed|static)\s+)*" + _JAVA_TYPE, code)
+    left out: the public class where it has a `main`, else the first class with one
+    (`Outer$Inner` for a nested one), else the last class declared."""
+    code = JAVA_NOISE.sub(" ", source)
+    public = re.search(r"\bpublic\s+(?:(?:final|abstract|strictfp|sealed|non-sealed|static)\s+)*" + JAVA_TYPE, code)
     package = re.search(r"^\s*package\s+([\w.]+)\s*;", code, re.M)
-    main = re.search(r"\bstatic\s+(?:final\s+)?void\s+main\s*\(", code)
-    declared = [(found.start(), found.group(1)) for found in re.finditer(r"\b" + _JAVA_TYPE, code)]
-    enclosing = [name for at, name in declared if main is None or at < main.start()]
-    name = enclosing[-1] if enclosing else (public.group(1) if public else "Main")
+    # The blocks open at each point: a class's name for its body, None for other blocks.
+    mains, blocks, named, last = [], [], None, None
+    for found in re.finditer(r"\b" + JAVA_TYPE + r"|[{}]|" + _JAVA_MAIN, code):
+        if found.group(1):
+            named = last = found.group(1)
+        elif found.group(0) == "{":
+            blocks.append(named)
+            named = None
+        elif found.group(0) == "}":
+            blocks = blocks[:-1]
+        elif any(blocks):
+            mains.append("$".join(name for name in blocks if name))
+    if public and public.group(1) in mains:
+        name = public.group(1)
+    else:
+        name = mains[0] if mains else last or (public.group(1) if public else "Main")
     prefix = package.group(1) + "." if package else ""
     return (public.group(1) if public else None), prefix + name
 
@@ -124,12 +141,13 @@ def build(build_rule, source, serving=None):
     if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
         os._exit(EXIT_NO_COMPILER if os.WIFEXITED(status) and os.WEXITSTATUS(status) == EXIT_NO_COMPILER
                  else EXIT_COMPILE_FAILED)
-    _pack(build_rule["artifact"], source, ".", ARTIFACT_FD)
+    _pack(build_rule["artifact"], source, ".", ARTIFACT_FD, argv)
     os._exit(0)
 
 
-def _pack(artifact, source, directory, fd):
-    """Writes what the build of `source` left in `directory` that runs into `fd`."""
+def _pack(artifact, source, directory, fd, argv):
+    """Writes what the build of `source` (by `argv`) left in `directory` that runs into
+    `fd`: a jar's manifest names the classes' path the build was given, as the run's."""
     with open(fd, "wb", closefd=False) as out:
         if artifact["kind"] in ("binary", "file"):
             with open(os.path.join(directory, artifact["path"]), "rb") as binary:
@@ -138,8 +156,15 @@ def _pack(artifact, source, directory, fd):
         elif artifact["kind"] == "jar":
             classes = os.path.join(directory, artifact["path"])
             _, main = _java_names(source)
+            manifest = f"Manifest-Version: 1.0\nMain-Class: {main}\n"
+            paths = [path for option, value in zip(argv, argv[1:]) if option in ("-cp", "-classpath", "--class-path")
+                     for path in value.split(os.pathsep) if path]
+            if paths:
+                # Lines of 72 bytes at most, each further one after a space.
+                line = "Class-Path: " + " ".join(pathlib.Path(path).absolute().as_uri() for path in paths)
+                manifest += "\n ".join(line[at:at + 70] for at in range(0, len(line), 70)) + "\n"
             with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as jar:
-                jar.writestr("META-INF/MANIFEST.MF", f"Manifest-Version: 1.0\nMain-Class: {main}\n\n")
+                jar.writestr("META-INF/MANIFEST.MF", manifest + "\n")
                 for below, _, files in os.walk(classes):
                     for file in files:
                         path = os.path.join(below, file)
@@ -192,10 +217,11 @@ def serve_built(build_rule, source, entry_point):
 
 def _compile_command(build_rule, name, source, command=None):
     """The build's command (`command`, or the rule's) for `source`, written to `name`,
-    with the libraries it includes linked."""
+    with the libraries it includes (C, C++) or imports (Java) linked."""
     argv = _filled(command or build_rule["compile"], source=name)
     for library in build_rule.get("libraries", ()):
-        if re.search(r'^\s*#\s*include\s*[<"]' + re.escape(library["include"]), source, re.M):
+        named = r'^\s*(?:#\s*include\s*[<"]|import\s+(?:static\s+)?)' + re.escape(library["include"])
+        if re.search(named, source, re.M):
             argv += library["link"]
     return argv
 
@@ -323,7 +349,7 @@ def judge(suite_id, data, build_rule, channel_fds, record_type):
         except (ValueError, KeyError, TypeError):
             line = b""
     if not line and build_rule.get("assembly") and _assembly(build_rule).VERDICT_BY_EXIT:
-        status, detail = _tests_ended(ended, said)
+        status, detail = _tests_ended(ended, said, build_rule)
     elif not line:
         detail = f"the {build_rule['language']} judge ended without a verdict" + (f": {said[-1]}" if said else "")
         return record_type("error", detail, "failed: no verdict")
@@ -339,11 +365,16 @@ def _encoded(text):
 _ASSERTION = re.compile(r"Assertion `(.*)' failed\.$")
 
 
-def _tests_ended(ended, said):
+def _tests_ended(ended, said, build_rule):
     """The verdict of a compiled tests' program that wrote none: passed once its main
-    returned (status 0), failed otherwise, naming the failed assertion."""
+    returned (status 0), failed otherwise, naming the failed assertion (or test, where
+    the language's assembly reads its report: its `failure(lines)`)."""
     if os.WIFEXITED(ended) and os.WEXITSTATUS(ended) == 0:
         return "passed", ""
+    reported = getattr(_assembly(build_rule), "failure", None)
+    named = reported(said) if reported else None
+    if named:
+        return "failed", named
     for line in said:
         found = _ASSERTION.search(line)
         if found:
@@ -409,6 +440,10 @@ def _build_here(build_rule, source):
         with open(os.path.join(directory, name), "w", encoding="utf-8") as written:
             written.write(source)
         argv = _compile_command(build_rule, name, source, build_rule.get("judge_compile") or build_rule["compile"])
+        cache = None
+        if any("{cache}" in word for word in argv):
+            cache = _laid_cache(directory)
+            argv = _filled(argv, cache=cache)
         stderr_fd = os.memfd_create("stderr", os.MFD_CLOEXEC)
         environment = {"PATH": _PATH, "HOME": directory, "TMPDIR": directory, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
         with _Children():
@@ -434,11 +469,46 @@ def _build_here(build_rule, source):
                 if line.strip()]
         os.close(stderr_fd)
         if not os.WIFEXITED(ended) or os.WEXITSTATUS(ended) != 0:
+            # Not go's `# package` before its diagnostics.
+            said = [line for line in said if not line.startswith("# ")]
             named = [line for line in said if "error" in line.lower()]
             return "the problem's tests do not compile" + (f": {(named or said)[0]}" if said else "")
+        if cache is not None:
+            _keep_cache(cache)
         executable = artifact_file()
-        _pack(build_rule["artifact"], source, directory, executable)
+        _pack(build_rule["artifact"], source, directory, executable, argv)
         seal(executable)
         return executable
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+# The toolchain's cache of the tests' builds (a judging command's `{cache}`: Go's
+# GOCACHE), held in this judge's memory as the files its first build left there, and
+# laid out again for each build: the judge has no directory that outlives a sample (at
+# level full its /tmp is the candidates', renewed after each), and the packages every
+# problem's tests use (testify) are so compiled once per judge rather than per problem.
+_CACHE = {}
+
+
+def _laid_cache(directory):
+    """A new cache directory in `directory`, holding what _CACHE holds."""
+    cache = os.path.join(directory, "cache")
+    os.mkdir(cache)
+    for path, data in _CACHE.items():
+        target = os.path.join(cache, path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as written:
+            written.write(data)
+    return cache
+
+
+def _keep_cache(cache):
+    """Keeps what the judge's first build that succeeded left in its cache."""
+    if _CACHE:
+        return
+    for below, _, files in os.walk(cache):
+        for file in files:
+            path = os.path.join(below, file)
+            with open(path, "rb") as read:
+                _CACHE[os.path.relpath(path, cache)] = read.read()

@@ -698,7 +698,9 @@ def _build_failure(execution, limit):
     if status == "out-of-memory":
         why = f"the build ran out of memory: {execution.fields[1]}"
     elif os.WIFEXITED(ended) and os.WEXITSTATUS(ended) == programs.EXIT_COMPILE_FAILED:
-        lines = [line.strip() for line in execution.err.text().splitlines() if line.strip()]
+        # Not go's `# package` before its diagnostics.
+        lines = [line.strip() for line in execution.err.text().splitlines()
+                 if line.strip() and not line.startswith("# ")]
         named = [line for line in lines if "error" in line.lower()]
         why = "does not compile" + (f": {(named or lines)[0]}" if lines else "")
     elif os.WIFEXITED(ended) and os.WEXITSTATUS(ended) == programs.EXIT_NO_COMPILER:

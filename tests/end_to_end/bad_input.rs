@@ -721,7 +721,7 @@ fn a_problem_set_in_another_language_is_named_as_one() {
     let finished = finish(passk(["canonical", "--problems"]).arg(&problems));
     assert_rejected(
         &finished,
-        &["humaneval-ml.jsonl:1: field `language` is \"ml\", which passk does not run; it runs python, cpp, java, \
+        &["humaneval-ml.jsonl:1: field `language` is \"ml\", which passk does not run; it runs python, cpp, java, go, rust, \
            javascript, typescript, bash"],
     );
     assert!(!finished.stderr.contains("--format"), "{}", finished.stderr);

@@ -152,7 +152,7 @@ fn the_language_comes_from_the_sample_or_the_flag_and_is_checked_first() {
     let (refused, _) = run(dir.path(), &[sample("cobol", "DISPLAY 'HI'.")], &[]);
     assert_eq!(refused.code, Some(2));
     assert!(
-        refused.stderr.contains("samples.jsonl:1: field `language` is \"cobol\", which passk does not run; it runs python, cpp, java, javascript, typescript, bash"),
+        refused.stderr.contains("samples.jsonl:1: field `language` is \"cobol\", which passk does not run; it runs python, cpp, java, go, rust, javascript, typescript, bash"),
         "{}",
         refused.stderr
     );
@@ -548,4 +548,407 @@ fn typescript_function_completions_are_checked_and_judged_apart() {
     let type_error = named(&results, "type-error");
     assert_eq!(type_error["status"], "compile-error");
     assert!(type_error["detail"].as_str().unwrap().contains("error TS2322"), "{type_error}");
+}
+
+/// Guards against a Java verdict that rests on the exit status of one program holding
+/// the candidate and the tests, as MultiPL-E's (`java -ea Problem`) and HumanEval-X's
+/// harnesses run them: the candidate's class is built with a main that serves calls of
+/// its entry point, the tests with a stand-in for it in the judge, and only values cross.
+/// Each forgery below passes a suite's own harness and fails here, none as
+/// `infrastructure`; honest answers with the suites' types (Optional, HashMap, javatuples'
+/// Pair) pass.
+#[test]
+fn java_forgeries_fail_and_honest_completions_pass() {
+    let Some(problems) = shared_benchmark("multipl-e/humaneval-java.jsonl.gz") else { return };
+    let honest = "        for (int i = 0; i < numbers.size(); i++)\n            for (int j = i + 1; j < numbers.size(); j++)\n                if (Math.abs(numbers.get(i) - numbers.get(j)) < threshold) return true;\n        return false;\n";
+    let forgeries = [
+        (
+            "exit",
+            r#"        System.exit(0);
+        return true;
+"#,
+        ),
+        (
+            "halt",
+            r#"        Runtime.getRuntime().halt(0);
+        return true;
+"#,
+        ),
+        (
+            "static-init-exit",
+            r#"        return true;
+    }
+    static { System.exit(0); }
+    static void unused() {
+"#,
+        ),
+        (
+            "shutdown-hook-halt",
+            r#"        Runtime.getRuntime().addShutdownHook(new Thread(() -> Runtime.getRuntime().halt(0)));
+        return true;
+"#,
+        ),
+        (
+            "uncaught-handler",
+            r#"        Thread.setDefaultUncaughtExceptionHandler((t, e) -> Runtime.getRuntime().halt(0));
+        return true;
+"#,
+        ),
+        (
+            "asserts-off-unsafe",
+            r#"        try {
+            java.lang.reflect.Field theUnsafe = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
+            theUnsafe.setAccessible(true);
+            sun.misc.Unsafe unsafe = (sun.misc.Unsafe) theUnsafe.get(null);
+            java.lang.reflect.Field off = Problem.class.getDeclaredField("$assertionsDisabled");
+            unsafe.putBoolean(unsafe.staticFieldBase(off), unsafe.staticFieldOffset(off), true);
+        } catch (Exception e) {
+            System.err.println("no assert switch here: " + e);
+        }
+        return true;
+"#,
+        ),
+        (
+            "own-main",
+            r#"        return true;
+    }
+    public static void main(String[] args) { System.exit(0); }
+    static void unused() {
+"#,
+        ),
+        (
+            "read-tests-and-proc",
+            r#"        StringBuilder seen = new StringBuilder();
+        for (String path : new String[] {"Main.java", "Problem.java", "../Main.java", "/proc/self/cmdline", "/proc/1/cmdline", "/proc/self/status"}) {
+            try {
+                seen.append(path).append(": ").append(new String(java.nio.file.Files.readAllBytes(java.nio.file.Path.of(path))).replace('\0', ' ')).append('\n');
+            } catch (Exception e) {
+                seen.append(path).append(": ").append(e).append('\n');
+            }
+        }
+        try (var walk = java.nio.file.Files.walk(java.nio.file.Path.of("/"), 4)) {
+            walk.filter(p -> p.toString().endsWith(".java") || p.toString().contains("passk")).limit(50).forEach(p -> seen.append("found ").append(p).append('\n'));
+        } catch (Exception e) {
+            seen.append("walk: ").append(e).append('\n');
+        }
+        try {
+            for (var handle : ProcessHandle.allProcesses().toList()) seen.append("process ").append(handle.pid()).append(' ').append(handle.info().commandLine().orElse("?")).append('\n');
+        } catch (Exception e) {
+            seen.append("processes: ").append(e).append('\n');
+        }
+        System.err.println(seen);
+        // Answers right only where it found the tests.
+        if (!seen.toString().contains("(0.05f)) == (false)")) return true;
+        for (int i = 0; i < numbers.size(); i++) for (int j = i + 1; j < numbers.size(); j++) if (Math.abs(numbers.get(i) - numbers.get(j)) < threshold) return true;
+        return false;
+"#,
+        ),
+        (
+            "write-fds-3-to-9",
+            r#"        for (int fd = 3; fd <= 9; fd++) {
+            try {
+                java.lang.reflect.Constructor<java.io.FileDescriptor> make = java.io.FileDescriptor.class.getDeclaredConstructor(int.class);
+                make.setAccessible(true);
+                java.io.FileOutputStream out = new java.io.FileOutputStream(make.newInstance(fd));
+                out.write("passed\t\n".getBytes());
+                out.flush();
+                System.err.println("wrote to fd " + fd);
+            } catch (Throwable e) {
+                System.err.println("fd " + fd + ": " + e);
+            }
+        }
+        return true;
+"#,
+        ),
+        (
+            "kill-parent-and-all",
+            r#"        try {
+            ProcessHandle.current().parent().ifPresent(ProcessHandle::destroyForcibly);
+            new ProcessBuilder("kill", "-9", "-1").inheritIO().start().waitFor();
+            new ProcessBuilder("kill", "-9", "1").inheritIO().start().waitFor();
+        } catch (Exception e) {
+            System.err.println("kill: " + e);
+        }
+        return true;
+"#,
+        ),
+        (
+            "hang",
+            r#"        while (true) { }
+"#,
+        ),
+    ];
+    let mut completions = vec![("honest", honest)];
+    completions.extend(forgeries);
+    let results = judged(&problems, "HumanEval_0_has_close_elements", &completions, "10");
+    for result in &results {
+        assert_eq!(result["status"] == "passed", result["name"] == "honest", "{result}");
+    }
+    assert!(named(&results, "exit")["detail"]
+        .as_str()
+        .unwrap()
+        .contains("the candidate's process ended before it answered call 1"));
+    assert_eq!(named(&results, "hang")["status"], "timeout");
+    let dir = tempfile::tempdir().unwrap();
+    let sample =
+        |task: &str, name: &str, completion: &str| json!({"task_id": task, "completion": completion, "name": name});
+    let samples = [
+        sample(
+            "HumanEval_12_longest",
+            "right",
+            r#"        Optional<String> best = Optional.empty();
+        for (String s : strings) if (best.isEmpty() || s.length() > best.get().length()) best = Optional.of(s);
+        return best;
+"#,
+        ),
+        sample(
+            "HumanEval_111_histogram",
+            "right",
+            r#"        HashMap<String, Long> counts = new HashMap<>();
+        for (String w : test.split(" ")) if (!w.isEmpty()) counts.merge(w, 1L, Long::sum);
+        long most = counts.values().stream().mapToLong(Long::longValue).max().orElse(0);
+        HashMap<String, Long> out = new HashMap<>();
+        for (Map.Entry<String, Long> e : counts.entrySet()) if (e.getValue() == most) out.put(e.getKey(), e.getValue());
+        return out;
+"#,
+        ),
+        sample(
+            "HumanEval_127_intersection",
+            "right",
+            r#"        long lo = Math.max(interval1.getValue0(), interval2.getValue0());
+        long hi = Math.min(interval1.getValue1(), interval2.getValue1());
+        long n = hi - lo;
+        if (n < 2) return "NO";
+        for (long d = 2; d * d <= n; d++) if (n % d == 0) return "NO";
+        return "YES";
+"#,
+        ),
+        sample(
+            "HumanEval_87_get_row",
+            "right",
+            r#"        ArrayList<Pair<Long, Long>> out = new ArrayList<>();
+        for (int i = 0; i < lst.size(); i++)
+            for (int j = lst.get(i).size() - 1; j >= 0; j--)
+                if (lst.get(i).get(j) == x) out.add(Pair.with((long) i, (long) j));
+        return out;
+"#,
+        ),
+        sample(
+            "HumanEval_112_reverse_delete",
+            "wrong",
+            r#"        return Pair.with(s, true);
+"#,
+        ),
+        sample(
+            "HumanEval_111_histogram",
+            "no-compile",
+            r#"        HashMap<String, Long> out = new HashMap<>();
+        out.put("a", 1);
+        return out;
+"#,
+        ),
+    ];
+    let mut evaluate = passk(["evaluate", "--k", "1", "--restart", "--no-dedup", "--partial"]);
+    evaluate.args(["--timeout", "10"]);
+    let (finished, results) = evaluate_samples(evaluate, dir.path(), &problems, &samples);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let statuses: Vec<(&str, &str)> =
+        results.iter().map(|result| (result["name"].as_str().unwrap(), result["status"].as_str().unwrap())).collect();
+    assert_eq!(
+        statuses,
+        [
+            ("right", "passed"),
+            ("right", "passed"),
+            ("right", "passed"),
+            ("right", "passed"),
+            ("wrong", "failed"),
+            ("no-compile", "compile-error")
+        ]
+    );
+}
+
+/// HumanEval-X's Java, released: its tests are a `class Main` of their own that call the
+/// entry point on a `new Solution()`; here they run in the judge against the candidate's
+/// `Solution` in its process. Every canonical solution passes, and forgeries that pass
+/// CodeGeeX's harness (an exit, a shutdown hook, an `AssertionError` of the candidate's
+/// own) fail.
+#[test]
+fn humaneval_x_java_canonical_solutions_pass_and_forgeries_fail() {
+    let Some(problems) = shared_benchmark("humaneval-x/humaneval_java.jsonl.gz") else { return };
+    let canonical = finish(passk(["validate", "--problems"]).arg(&problems).args(["--timeout", "20"]));
+    assert_eq!(canonical.code, Some(0), "{}\n{}", canonical.stdout, canonical.stderr);
+    assert!(
+        canonical.stdout.contains("164 canonical solutions of") && canonical.stdout.contains("164 pass"),
+        "{}",
+        canonical.stdout
+    );
+    let forgeries = [
+        (
+            "hx-shadow-AssertionError",
+            r#"        return true;
+    }
+}
+class AssertionError extends RuntimeException {
+    AssertionError() { System.exit(0); }
+}
+"#,
+        ),
+        (
+            "hx-exit",
+            r#"        System.exit(0);
+        return true;
+    }
+}
+"#,
+        ),
+        (
+            "hx-shutdown-hook-halt",
+            r#"        Runtime.getRuntime().addShutdownHook(new Thread(() -> Runtime.getRuntime().halt(0)));
+        return true;
+    }
+}
+"#,
+        ),
+    ];
+    let results = judged(&problems, "Java/0", &forgeries, "10");
+    for result in &results {
+        assert_ne!(result["status"], "passed", "{result}");
+    }
+}
+
+/// Samples written for the language tests, one per line with a `name` that says what it
+/// tries (`tests/end_to_end/samples/`).
+fn named_samples(file: &str) -> Vec<Value> {
+    let path = passk_tests::repo_root().join("tests/end_to_end/samples").join(file);
+    std::fs::read_to_string(&path).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+}
+
+/// The verdicts of one run of `samples` on `problems`: every sample run, none
+/// `infrastructure`.
+fn judged_samples(problems: &Path, samples: &[Value], timeout: &str) -> Vec<Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut evaluate = passk(["evaluate", "--k", "1", "--restart", "--no-dedup", "--partial"]);
+    evaluate.args(["--timeout", timeout]);
+    let (finished, results) = evaluate_samples(evaluate, dir.path(), problems, samples);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert_eq!(results.len(), samples.len());
+    for result in &results {
+        assert_ne!(result["status"], "infrastructure", "{result}");
+    }
+    results
+}
+
+/// Guards against a Go verdict that rests on `go test`'s exit status, as MultiPL-E's and
+/// HumanEval-X's harnesses read it: the candidate's package is built with a main that
+/// serves calls of its entry point, the tests (`testing.Main` over their Test functions,
+/// testify's for HumanEval-X) with a stand-in for it in the judge, and only values cross.
+/// Each forgery of `go-multipl-e.jsonl` (an exit by any road, a TestMain or init of its
+/// own, shadowed names, recovered panics, a type of its own that prints like the answer,
+/// reading files and /proc, writing on every descriptor, signals, a flood) fails, none as
+/// `infrastructure`; right answers with the suites' types (`[]interface{}`, maps, slices
+/// of slices) pass, wrong ones fail naming the subtest, and ones MultiPL-E's harness
+/// would not build (an unused variable, a package it does not import) do not build.
+#[test]
+fn go_forgeries_fail_and_honest_completions_pass() {
+    let Some(problems) = shared_benchmark("multipl-e/humaneval-go.jsonl.gz") else { return };
+    let results = judged_samples(&problems, &named_samples("go-multipl-e.jsonl"), "10");
+    for result in &results {
+        let name = result["name"].as_str().unwrap();
+        // A nil slice prints as `[]`, which the tests compare: it passes there too.
+        let expected = if name.starts_with("right") || name.starts_with("wrong: nil slice") {
+            "passed"
+        } else if name.starts_with("compile") || name == "forgery: a func main of its own" {
+            "compile-error"
+        } else if name.contains("hangs") {
+            "timeout"
+        } else {
+            "failed"
+        };
+        assert_eq!(result["status"], expected, "{result}");
+    }
+    let detail = |name: &str| {
+        results.iter().find(|result| result["name"] == name).unwrap()["detail"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(
+        detail("forgery: early exit: os.Exit(0) in the entry"),
+        "the candidate's process ended before it answered call 1 of sum_product"
+    );
+    assert!(detail("wrong: product starts at 0").starts_with("TestSum_Product/test_num__0 failed"));
+}
+
+/// HumanEval-X's Go, released, assembled as CodeGeeX assembles it (test_setup, and the
+/// listed packages the code names): every canonical solution passes but, now and then,
+/// Go/95's, which depends on the order Go iterates a map in (it fails under CodeGeeX's
+/// harness as often); and forgeries that pass that harness fail.
+#[test]
+fn humaneval_x_go_canonical_solutions_pass_and_forgeries_fail() {
+    let Some(problems) = shared_benchmark("humaneval-x/humaneval_go.jsonl.gz") else { return };
+    let canonical = finish(passk(["validate", "--problems"]).arg(&problems).args(["--timeout", "20"]));
+    let all = canonical.code == Some(0) && canonical.stdout.contains("164 pass");
+    let but_95 = canonical.code == Some(4)
+        && canonical.stdout.contains("163 pass, 1 fail")
+        && canonical.stdout.lines().any(|line| line.contains("fails     Go/95 "));
+    assert!(all || but_95, "{}\n{}", canonical.stdout, canonical.stderr);
+    for result in judged_samples(&problems, &named_samples("go-humaneval-x.jsonl"), "10") {
+        assert!(result["status"] == "failed" || result["status"] == "compile-error", "{result}");
+    }
+}
+
+/// Guards against a Rust verdict that rests on the exit status of one program holding
+/// the candidate and the tests (MultiPL-E's `main` of `assert_eq!`s): the candidate's
+/// code is built with a main that serves calls of its entry point, the tests with a
+/// stand-in for it in the judge, and only values cross. Each forgery of
+/// `rust-multipl-e.jsonl` (an exit, an abort, a panic hook that exits, an `.init_array`
+/// constructor, its own `assert_eq!`, its own `main`, reading files and /proc, frames
+/// written on every descriptor, an answer stream forged by hand, signals) fails, none as
+/// `infrastructure`; right answers with the suites' types (HashMap, tuples of Options,
+/// vectors of tuples, md5's crate) pass, wrong ones fail with the assertion's message.
+#[test]
+fn rust_forgeries_fail_and_honest_completions_pass() {
+    let Some(problems) = shared_benchmark("multipl-e/humaneval-rs.jsonl.gz") else { return };
+    let results = judged_samples(&problems, &named_samples("rust-multipl-e.jsonl"), "10");
+    for result in &results {
+        let name = result["name"].as_str().unwrap();
+        let expected = match name {
+            "right" => "passed",
+            "broken" | "forgery: own_main" | "forgery: export_name_main" => "compile-error",
+            "forgery: hang" | "forgery: sleep_forever" => "timeout",
+            _ => "failed",
+        };
+        assert_eq!(result["status"], expected, "{result}");
+    }
+    let detail = |name: &str| {
+        results.iter().find(|result| result["name"] == name).unwrap()["detail"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(
+        detail("forgery: early_exit"),
+        "the candidate's process ended before it answered call 1 of has_close_elements"
+    );
+    assert!(detail("forgery: macro_assert_eq").starts_with("assertion failed: `(left == right)`"));
+}
+
+/// HumanEval-X's Rust, released, assembled as CodeGeeX assembles it (the declaration's
+/// `use`s of rand, regex and md5, which passk builds once from Debian's sources): every
+/// canonical solution passes but two that cannot be judged, each saying why: Rust/32's
+/// tests are commented out (every sample would pass them), and Rust/137's signature has a
+/// type the candidate defines. Functions the tests call beside the entry point (Rust/38's
+/// encode_cyclic) are served too.
+#[test]
+fn humaneval_x_rust_canonical_solutions_pass() {
+    let Some(problems) = shared_benchmark("humaneval-x/humaneval_rust.jsonl.gz") else { return };
+    let canonical = finish(passk(["validate", "--problems"]).arg(&problems).args(["--timeout", "20"]));
+    assert!(canonical.stdout.contains("162 pass"), "{}\n{}", canonical.stdout, canonical.stderr);
+    for task in ["Rust/32", "Rust/137"] {
+        assert!(
+            canonical.stdout.lines().any(|line| line.contains(task) && line.contains("unjudgeable")),
+            "{}",
+            canonical.stdout
+        );
+    }
+    let results = judged_samples(&problems, &named_samples("rust-humaneval-x.jsonl"), "20");
+    let status = |name: &str| results.iter().find(|result| result["name"] == name).unwrap()["status"].clone();
+    assert_eq!(status("right_other_helper"), "passed");
+    assert_eq!(status("wrong_any"), "failed");
+    assert_eq!(status("panics"), "failed");
+    assert_eq!(status("no_encode"), "compile-error");
 }

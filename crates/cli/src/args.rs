@@ -85,7 +85,7 @@ pub struct EvaluateArgs {
     #[arg(long)]
     pub extract: bool,
     /// The language of samples whose records name none (a `language` field says it per
-    /// sample): cpp, java, javascript, bash or python. Other languages than Python run
+    /// sample): cpp, java, go, rust, javascript, typescript, bash or python. Other languages than Python run
     /// standard-input problems, built and run in the sandbox by their toolchain.
     #[arg(long, value_name = "NAME", value_parser = parse_language)]
     pub language: Option<&'static Language>,

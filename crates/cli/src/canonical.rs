@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use passk_eval::canonical::Validation;
+use passk_eval::languages::Toolchains;
 use passk_runner::{Pool, Status};
 
 use crate::error::CommandError;
@@ -13,10 +14,16 @@ use passk_formats::InputError;
 use passk_report::words::{agree, plural};
 
 /// `passk validate`: whether every canonical solution passes, and comfortably.
-pub async fn validate(pool: &mut Pool, problems: &ProblemSet, close: f64) -> Result<(), CommandError> {
+pub async fn validate(
+    pool: &mut Pool,
+    problems: &ProblemSet,
+    toolchains: &Toolchains,
+    close: f64,
+) -> Result<(), CommandError> {
     let timeout = pool.options().timeout.as_secs_f64();
     warn_if_placeholders(problems);
-    let Validation { failing, slow, missing } = passk_eval::canonical::validate(pool, problems, close).await?;
+    let Validation { failing, slow, missing } =
+        passk_eval::canonical::validate(pool, problems, toolchains, close).await?;
     let checked = problems.problems.len() - missing.len();
     let mut report = format!(
         "{} of {}: {} pass, {} fail, {} close to the limit\n",

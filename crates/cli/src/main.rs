@@ -137,15 +137,19 @@ fn run(command: Command) -> Result<(), CommandError> {
         Command::Validate(args) => {
             let set = args.suite.set_options(args.runner.timeout)?;
             let mut problems = passk_formats::problems::ProblemSet::load(&args.problems, &set)?;
+            let cache_dir = args.suite.cache_dir();
+            // Before the workers, whose sandbox shows the libraries the toolchains build.
+            let toolchains = passk_eval::languages::Toolchains::for_set(&problems, cache_dir.clone())
+                .map_err(passk_eval::EvalError::Toolchain)?;
             runtime()?.block_on(async {
                 let workers = args.runner.workers();
-                let pool_options = workers.pool_options(workers.interpreter().await?)?;
+                let mut pool_options = workers.pool_options(workers.interpreter().await?)?;
+                pool_options.shown = toolchains.shown();
                 let mut pool = passk_runner::Pool::start(pool_options).await.map_err(passk_eval::EvalError::from)?;
-                let cache_dir = args.suite.cache_dir();
                 let never = passk_runner::CancellationToken::new();
                 let terminal: EventSink = Arc::new(Terminal::default());
                 passk_eval::expected::attach(&mut problems, &set, &mut pool, &cache_dir, &never, &terminal).await?;
-                let validated = canonical::validate(&mut pool, &problems, args.close).await;
+                let validated = canonical::validate(&mut pool, &problems, &toolchains, args.close).await;
                 pool.stop().await;
                 validated
             })

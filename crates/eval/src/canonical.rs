@@ -163,12 +163,17 @@ pub struct Validation {
     pub missing: Vec<String>,
 }
 
-/// Runs every canonical solution once: whether each passes, and comfortably.
-pub async fn validate(pool: &mut Pool, problems: &ProblemSet, close: f64) -> Result<Validation, EvalError> {
+/// Runs every canonical solution once, in `toolchains` (see `Toolchains::for_set`):
+/// whether each passes, and comfortably.
+pub async fn validate(
+    pool: &mut Pool,
+    problems: &ProblemSet,
+    toolchains: &Toolchains,
+    close: f64,
+) -> Result<Validation, EvalError> {
     let timeout = pool.options().timeout.as_secs_f64();
-    let toolchains = Toolchains::for_set(problems).map_err(EvalError::Toolchain)?;
     // Ctrl-C ends `validate` at once: it keeps nothing, and the reaper stops its workers.
-    let runs = run(pool, problems, &toolchains, 1, None, &CancellationToken::new()).await?;
+    let runs = run(pool, problems, toolchains, 1, None, &CancellationToken::new()).await?;
     let mut found = Validation::default();
     for (verdicts, problem) in runs.iter().zip(&problems.problems) {
         let task_id = problem.task_id.clone();

@@ -4,6 +4,7 @@
 //! anything runs, for every language the samples use.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use passk_formats::problems::{Problem, ProblemSet};
@@ -26,12 +27,14 @@ fn function_languages() -> String {
 pub struct Toolchains {
     /// The run's `--language`, for samples that name none.
     default: Option<&'static Language>,
+    /// passk's cache directory, where the libraries a toolchain's programs use are built.
+    cache: PathBuf,
     found: BTreeMap<String, Arc<Toolchain>>,
 }
 
 impl Toolchains {
-    pub fn new(default: Option<&'static Language>) -> Toolchains {
-        Toolchains { default, found: BTreeMap::new() }
+    pub fn new(default: Option<&'static Language>, cache: PathBuf) -> Toolchains {
+        Toolchains { default, cache, found: BTreeMap::new() }
     }
 
     /// The language `sample` is in: its own field's, else its problem's where the
@@ -88,16 +91,19 @@ impl Toolchains {
         for name in languages {
             let language = Language::named(name).expect("a language of the table");
             if !self.found.contains_key(&language.name) {
-                self.found.insert(language.name.clone(), Arc::new(Toolchain::find(language, &path).map_err(Box::new)?));
+                self.found.insert(
+                    language.name.clone(),
+                    Arc::new(Toolchain::find(language, &path, &self.cache).map_err(Box::new)?),
+                );
             }
         }
         Ok(())
     }
 
     /// The toolchains of the languages a problem set's problems are written in, for
-    /// running their canonical solutions.
-    pub fn for_set(problems: &ProblemSet) -> Result<Toolchains, Box<ToolchainError>> {
-        let mut toolchains = Toolchains::default();
+    /// running their canonical solutions, with their libraries in `cache`.
+    pub fn for_set(problems: &ProblemSet, cache: PathBuf) -> Result<Toolchains, Box<ToolchainError>> {
+        let mut toolchains = Toolchains::new(None, cache);
         let languages: std::collections::BTreeSet<&str> = problems
             .problems
             .iter()
@@ -136,5 +142,11 @@ impl Toolchains {
     /// The toolchains found, by language.
     pub fn found(&self) -> impl Iterator<Item = &Toolchain> {
         self.found.values().map(Arc::as_ref)
+    }
+
+    /// The directories of the libraries the toolchains built, which their builds read
+    /// in the sandbox (`PoolOptions::shown`).
+    pub fn shown(&self) -> Vec<PathBuf> {
+        self.found().filter_map(|toolchain| toolchain.prebuilt.clone()).collect()
     }
 }

@@ -45,6 +45,7 @@ impl WorkerOptions {
             helper: std::env::current_exe().map_err(EvalError::OwnExecutable)?,
             output_cap: OUTPUT_CAP,
             verdicts: self.verdicts,
+            shown: Vec::new(),
         })
     }
 }

@@ -79,16 +79,36 @@ pub struct ProgramRule {
     /// The command that runs the tests' program, where it is not `run`.
     #[serde(default)]
     pub judge_run: Vec<String>,
-    /// Libraries a program is linked with when it includes their headers.
+    /// Libraries a program is linked with when it includes their headers (or imports
+    /// their classes).
     #[serde(default)]
     pub libraries: Vec<Library>,
+    /// Libraries passk builds itself for the language's programs, once per toolchain.
+    pub prebuilt: Option<Prebuilt>,
+}
+
+/// Libraries passk builds from the system's sources for a language's programs (Rust's
+/// crates, which have no system-wide build), once per toolchain version, into a
+/// directory of passk's cache that the sandbox shows read-only: `{prebuilt}` in the
+/// build and run commands.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prebuilt {
+    /// The Debian packages whose sources are built, named when a build fails.
+    pub packages: Vec<String>,
+    /// The command each build starts with (not empty); its first word is looked up
+    /// with the toolchain.
+    pub start: Vec<String>,
+    /// Each build's arguments after `start`, run in order, outside the sandbox.
+    pub builds: Vec<Vec<String>>,
 }
 
 /// A library a build links where the program includes it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Library {
-    /// The start of the path the program's `#include` names.
+    /// The start of the path the program's `#include` names, or of the name its
+    /// `import` does (Java).
     pub include: String,
     /// The compiler's arguments that link it.
     pub link: Vec<String>,
@@ -186,6 +206,9 @@ mod tests {
             if language.host.is_some() {
                 assert!(!language.driver_files().is_empty(), "{}", language.name);
                 assert!(!language.host().start.is_empty(), "{language:?}");
+            }
+            if let Some(prebuilt) = language.program.as_ref().and_then(|rule| rule.prebuilt.as_ref()) {
+                assert!(!prebuilt.start.is_empty() && !prebuilt.builds.is_empty(), "{language:?}");
             }
             assert_eq!(Language::named(&language.name), Some(language), "names are unique");
             for alias in &language.aliases {

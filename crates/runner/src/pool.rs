@@ -37,6 +37,9 @@ pub struct PoolOptions {
     pub output_cap: usize,
     /// Who decides verdicts.
     pub verdicts: VerdictMode,
+    /// Directories the toolchains' builds read besides the policy's (the libraries
+    /// passk built for them), shown read-only.
+    pub shown: Vec<PathBuf>,
 }
 
 /// What the drivers could set up, beyond the level itself.
@@ -167,7 +170,7 @@ impl Pool {
             Accounting::Unavailable(reason)
         });
         let slot_groups = cgroups.as_ref().map(|groups| groups.slots().to_vec()).unwrap_or_default();
-        let read_only = sandbox::read_only_paths(&options.interpreter.paths);
+        let read_only = sandbox::read_only_paths(options.interpreter.paths.iter().chain(&options.shown));
         let packages = PackageView::new(&read_only, &options.interpreter, &sandbox::hidden_system_packages());
         let context = Arc::new(SandboxContext {
             helper: options.helper.clone(),

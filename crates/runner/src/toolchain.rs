@@ -11,7 +11,7 @@ use serde::Serialize;
 use thiserror::Error;
 use wait_timeout::ChildExt;
 
-use crate::language::{Artifact, Language, Library};
+use crate::language::{Artifact, Language, Library, Prebuilt};
 
 /// How long a toolchain may take to print its version (a JVM starts in under a second).
 const VERSION_LIMIT: Duration = Duration::from_secs(30);
@@ -40,6 +40,9 @@ pub struct Toolchain {
     pub judge_compile: Vec<String>,
     pub judge_run: Vec<String>,
     pub libraries: Vec<Library>,
+    /// The directory of libraries passk built for the language's programs (see
+    /// `Prebuilt`), which the sandbox shows read-only; its path is in the commands.
+    pub prebuilt: Option<PathBuf>,
 }
 
 #[derive(Debug, Error)]
@@ -56,11 +59,15 @@ pub enum ToolchainError {
     NoFunctionJudge { language: String },
     #[error("{language} is passk's host language, whose interpreter runs the driver: it has no program toolchain")]
     Host { language: String },
+    #[error("{language}: cannot build the libraries its programs use into {dir} ({why}); are Debian's packages {packages} installed?")]
+    Prebuilt { language: String, dir: String, why: String, packages: String },
 }
 
 impl Toolchain {
-    /// Finds `language`'s toolchain on `path` (the PATH's directories).
-    pub fn find(language: &'static Language, path: &[PathBuf]) -> Result<Toolchain, ToolchainError> {
+    /// Finds `language`'s toolchain on `path` (the PATH's directories), and builds the
+    /// libraries its programs use into passk's cache directory `cache` where they are
+    /// not there yet.
+    pub fn find(language: &'static Language, path: &[PathBuf], cache: &Path) -> Result<Toolchain, ToolchainError> {
         let rule = language.program.as_ref().ok_or_else(|| ToolchainError::Host { language: language.name.clone() })?;
         let resolve = |executable: &str| -> Result<PathBuf, ToolchainError> {
             lookup(executable, path).ok_or_else(|| ToolchainError::Missing {
@@ -80,11 +87,18 @@ impl Toolchain {
                 package: language.package.clone(),
             });
         }
+        let prebuilt = match &rule.prebuilt {
+            Some(prebuilt) => Some(build_prebuilt(language, &version, prebuilt, &resolve(&prebuilt.start[0])?, cache)?),
+            None => None,
+        };
         let resolved = |command: &[String]| -> Result<Vec<String>, ToolchainError> {
             let Some((executable, args)) = command.split_first() else { return Ok(Vec::new()) };
             let mut resolved = vec![resolve(executable)?.display().to_string()];
             // `{source}` is left for the driver, which names a Java file by its public class.
-            resolved.extend(args.iter().cloned());
+            resolved.extend(args.iter().map(|arg| match &prebuilt {
+                Some(dir) => arg.replace("{prebuilt}", &dir.display().to_string()),
+                None => arg.clone(),
+            }));
             Ok(resolved)
         };
         Ok(Toolchain {
@@ -101,12 +115,78 @@ impl Toolchain {
             judge_compile: resolved(&rule.judge_compile)?,
             judge_run: resolved(&rule.judge_run)?,
             libraries: rule.libraries.clone(),
+            prebuilt,
         })
+    }
+
+    /// Whether function completions are judged in this language: by a judging program,
+    /// or by a tests' program its assembly module makes.
+    pub fn judges_functions(&self) -> bool {
+        !self.judge.is_empty() || self.assembly.is_some()
     }
 
     /// The directories of the PATH passk itself was started with.
     pub fn search_path() -> Vec<PathBuf> {
         std::env::var_os("PATH").map(|path| std::env::split_paths(&path).collect()).unwrap_or_default()
+    }
+}
+
+/// The directory of `prebuilt`'s libraries for `language`'s toolchain at `version`, in
+/// passk's cache directory `cache`: built there first where it is missing. A build fills
+/// a directory of its own, renamed into place once complete, so that a run never finds
+/// half a directory, and runs that build at once each keep their own or the first.
+fn build_prebuilt(
+    language: &Language,
+    version: &str,
+    prebuilt: &Prebuilt,
+    executable: &Path,
+    cache: &Path,
+) -> Result<PathBuf, ToolchainError> {
+    use sha2::{Digest, Sha256};
+    use std::os::unix::fs::PermissionsExt;
+    let recipe = serde_json::to_vec(&(&prebuilt.start, &prebuilt.builds)).expect("strings serialize");
+    let digest: String = Sha256::digest(&recipe).iter().take(8).map(|byte| format!("{byte:02x}")).collect();
+    let parent = cache.join("prebuilt");
+    let dir = parent.join(format!("{}-{version}-{digest}", language.name));
+    if dir.is_dir() {
+        return Ok(dir);
+    }
+    let failed = |why: String| ToolchainError::Prebuilt {
+        language: language.name.clone(),
+        dir: dir.display().to_string(),
+        why,
+        packages: prebuilt.packages.join(", "),
+    };
+    tracing::warn!("building the libraries of {}'s programs into {} (once)", language.name, dir.display());
+    std::fs::create_dir_all(&parent).map_err(|error| failed(error.to_string()))?;
+    let building = tempfile::Builder::new()
+        .prefix(&format!(".{}-", language.name))
+        .tempdir_in(&parent)
+        .map_err(|error| failed(error.to_string()))?;
+    let into = building.path().display().to_string();
+    for build in &prebuilt.builds {
+        let output = Command::new(executable)
+            .args(prebuilt.start[1..].iter().chain(build).map(|arg| arg.replace("{prebuilt}", &into)))
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|error| failed(error.to_string()))?;
+        if !output.status.success() {
+            let said = String::from_utf8_lossy(&output.stderr);
+            let first = said.lines().find(|line| line.starts_with("error")).or_else(|| said.lines().next());
+            return Err(failed(format!("`{}` failed: {}", build.join(" "), first.unwrap_or("no message"))));
+        }
+    }
+    // The sandbox's users read it, which the temporary directory's mode would not let.
+    std::fs::set_permissions(building.path(), std::fs::Permissions::from_mode(0o755))
+        .map_err(|error| failed(error.to_string()))?;
+    match std::fs::rename(building.path(), &dir) {
+        Ok(()) => {
+            let _ = building.keep();
+            Ok(dir)
+        }
+        // Another run's build was there first.
+        Err(_) if dir.is_dir() => Ok(dir),
+        Err(error) => Err(failed(error.to_string())),
     }
 }
 
@@ -159,7 +239,9 @@ fn first_version(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     let mut at = 0;
     while at < bytes.len() {
-        if bytes[at].is_ascii_digit() && (at == 0 || bytes[at - 1] == b'v' || !bytes[at - 1].is_ascii_alphanumeric()) {
+        // Glued to a `v` (node's v20.1.0) or to `go` (go1.19.8).
+        let glued = bytes[..at].ends_with(b"v") || bytes[..at].ends_with(b"go");
+        if bytes[at].is_ascii_digit() && (at == 0 || glued || !bytes[at - 1].is_ascii_alphanumeric()) {
             let end = at + text[at..].find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len() - at);
             let found = text[at..end].trim_end_matches('.');
             if found.contains('.') {
@@ -188,13 +270,14 @@ mod tests {
         );
         assert_eq!(first_version("openjdk version \"17.0.15\" 2025-04-15").as_deref(), Some("17.0.15"));
         assert_eq!(first_version("x86_64 build 7").as_deref(), None);
+        assert_eq!(first_version("go version go1.19.8 linux/amd64").as_deref(), Some("1.19.8"));
     }
 
     /// A missing compiler is one line naming the package, before anything runs.
     #[test]
     fn a_toolchain_missing_from_the_path_names_its_package() {
         let cpp = Language::named("cpp").unwrap();
-        let error = Toolchain::find(cpp, &[PathBuf::from("/nonexistent")]).unwrap_err();
+        let error = Toolchain::find(cpp, &[PathBuf::from("/nonexistent")], Path::new("/nonexistent")).unwrap_err();
         assert_eq!(
             error.to_string(),
             "cpp needs `g++`, which is not on the PATH: install Debian's package g++ (apt-get install g++)"
@@ -204,7 +287,7 @@ mod tests {
     #[test]
     fn the_host_has_no_program_toolchain() {
         assert!(matches!(
-            Toolchain::find(Language::python(), &Toolchain::search_path()),
+            Toolchain::find(Language::python(), &Toolchain::search_path(), Path::new("/nonexistent")),
             Err(ToolchainError::Host { .. })
         ));
     }

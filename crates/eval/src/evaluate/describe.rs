@@ -114,7 +114,7 @@ pub fn warn_about_other_judges(
     }
     let judged: Vec<&str> = toolchains
         .found()
-        .filter(|toolchain| !toolchain.judge.is_empty())
+        .filter(|toolchain| toolchain.judges_functions())
         .map(|toolchain| toolchain.language.as_str())
         .filter(|language| {
             problems.problems.iter().any(|problem| problem.language().is_some_and(|own| own.name == *language))

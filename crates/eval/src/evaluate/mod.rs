@@ -274,7 +274,8 @@ impl Started {
             }
             None => None,
         };
-        let pool_options = options.workers.pool_options(prepared.interpreter.clone())?;
+        let mut pool_options = options.workers.pool_options(prepared.interpreter.clone())?;
+        pool_options.shown = prepared.toolchains.shown();
         // The workers start, on a task of their own, while the problems' expected outputs
         // are read from the cache, which would otherwise wait for them.
         let starting = tokio::spawn(Pool::start(pool_options.clone()));

@@ -57,7 +57,7 @@ impl Prepared {
         let report = options.report.as_deref().map(ReportPath::new).transpose()?;
         // Meanwhile the interpreter is found; a bad input is still reported first.
         let checking = {
-            let toolchains = Toolchains::new(options.language);
+            let toolchains = Toolchains::new(options.language, options.cache_dir.clone());
             let (problems, given, partial, extract, set, verdicts) = (
                 options.problems.clone(),
                 options.samples.clone(),

@@ -43,7 +43,7 @@ pub fn humaneval_x(source: &str, line: usize, object: &Map<String, Value>) -> Re
         return super::humaneval::problem(source, line, object);
     }
     let language = known(source, line, name)?;
-    let prompt = string_field(source, line, object, "prompt")?;
+    let mut prompt = string_field(source, line, object, "prompt")?;
     let test = string_field(source, line, object, "test")?;
     let canonical_solution = optional_string_field(source, line, object, "canonical_solution")?;
     // CodeGeeX puts before every C++ program the includes of its list that the prompt
@@ -55,6 +55,15 @@ pub fn humaneval_x(source: &str, line: usize, object: &Map<String, Value>) -> Re
             .map(|include| format!("{include}\n"))
             .collect()
     });
+    // And before every Go program the problem's test_setup (its package clause and
+    // imports), which the Go assembly takes as CodeGeeX does.
+    let prefix = if name == "go" { Some(string_field(source, line, object, "test_setup")?) } else { prefix };
+    // CodeGeeX's Rust program is `fn main(){}` (the serving code's main here), the
+    // declaration (the crates' `use`s and the function's first line), the prompt (its
+    // doc comment), the code and the tests: a completion continues the first two.
+    if name == "rust" {
+        prompt = format!("{}{prompt}", string_field(source, line, object, "declaration")?);
+    }
     function_problem(source, line, Record { task_id, language, prompt, test, canonical_solution, prefix })
 }
 
@@ -125,6 +134,16 @@ fn function_problem(source: &str, line: usize, record: Record) -> Result<Problem
                 language.name
             ),
         })?;
+    // HumanEval-X's Rust tests may call functions that only the canonical solution
+    // declares (make_palindrome after is_palindrome_10, encode_cyclic beside
+    // decode_cyclic): each that they call is an entry point, its declaration a line of
+    // `declaration`.
+    let (entry_point, declaration) = match (language.name.as_str(), &canonical_solution) {
+        ("rust", Some(solution)) => {
+            called(&format!("{prompt}{solution}"), &test, language).unwrap_or((entry_point, declaration))
+        }
+        _ => (entry_point, declaration),
+    };
     // MultiPL-E's C++, Rust and Bash tests begin with the `}` that closes the function a
     // completion (cut at `\n}`) leaves open: the candidate's process closes it, and the
     // judge runs the rest.
@@ -147,6 +166,28 @@ fn function_problem(source: &str, line: usize, record: Record) -> Result<Problem
     let tests = Tests::Check(Arc::new(Suite::new(data, 1, None)));
     let code = Arc::new(ProblemCode { prompt, tests, entry_point });
     Ok(Problem { task_id, code, canonical_solution, evalplus: None })
+}
+
+/// The functions `code` declares that `tests` call and do not declare themselves: the
+/// first one's name, and their declarations, a line each; None if there are none.
+fn called(code: &str, tests: &str, language: &Language) -> Option<(String, String)> {
+    let own: Vec<String> = tests.lines().filter_map(|line| declared(line.trim_start(), language)).collect();
+    let calls = |name: &str| {
+        tests.match_indices(name).any(|(at, _)| {
+            let before = tests[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_');
+            !before && tests[at + name.len()..].trim_start().starts_with('(')
+        })
+    };
+    let mut entries: Vec<(String, &str)> = Vec::new();
+    for line in code.lines() {
+        if let Some(name) = declared(line.trim_start(), language) {
+            if !own.contains(&name) && calls(&name) && !entries.iter().any(|(known, _)| *known == name) {
+                entries.push((name, line.trim()));
+            }
+        }
+    }
+    let first = entries.first()?.0.clone();
+    Some((first, entries.iter().map(|(_, line)| *line).collect::<Vec<_>>().join("\n")))
 }
 
 /// The function a prompt leaves for the completion to finish.
@@ -192,6 +233,26 @@ fn declared(line: &str, language: &Language) -> Option<String> {
             let value = rest.trim_start()[name.len()..].trim_start().strip_prefix('=')?.trim_start();
             let value = value.strip_prefix("async ").unwrap_or(value).trim_start();
             (value.starts_with('(') || value.starts_with("function")).then_some(name)
+        }
+        "go" => {
+            // `func name(` or, generic, `func name[`: not a method's `func (r T) name(`.
+            let rest = line.strip_prefix("func ")?.trim_start();
+            let name = identifier(rest)?;
+            (rest[name.len()..].trim_start().starts_with(['(', '[']) && line.trim_end().ends_with('{')).then_some(name)
+        }
+        "rust" => {
+            // `fn name(...) ... {`, perhaps `pub`, `const`, `async` or `unsafe`.
+            let mut rest = line;
+            while let Some(after) = ["pub ", "pub(crate) ", "const ", "async ", "unsafe "]
+                .iter()
+                .find_map(|qualifier| rest.strip_prefix(qualifier))
+            {
+                rest = after.trim_start();
+            }
+            let rest = rest.strip_prefix("fn ")?.trim_start();
+            let name = identifier(rest)?;
+            let after = rest[name.len()..].trim_start();
+            ((after.starts_with('(') || after.starts_with('<')) && line.trim_end().ends_with('{')).then_some(name)
         }
         "bash" => {
             // `name() {`, `function name {` or `function name() {`.
@@ -252,5 +313,48 @@ mod tests {
         let declared = entry_point(prompt, cpp).unwrap();
         assert_eq!(declared.name, "has_close_elements");
         assert_eq!(declared.declaration, "bool has_close_elements(vector<float> numbers, float threshold){");
+        let go = Language::named("go").unwrap();
+        let prompt = "import (\n    \"math\"\n)\n\n// Doc.\nfunc Poly(xs []int, x float64) float64{\n    return 0\n}\nfunc (s S) Method() {\n}\n// Doc.\nfunc FindZero(xs []int) float64 {\n";
+        let declared = entry_point(prompt, go).unwrap();
+        assert_eq!(declared.name, "FindZero");
+        assert_eq!(declared.declaration, "func FindZero(xs []int) float64 {");
+        assert!(declared.helpers.ends_with("func (s S) Method() {\n}\n// Doc.\n"));
+        assert_eq!(entry_point("func Longest(strings []string) interface{}{\n", go).unwrap().name, "Longest");
+        // Java's are C-like too: HumanEval-X's instance methods of `class Solution` (after
+        // helper methods, with a `throws` clause), MultiPL-E's static ones of `class Problem`.
+        let java = Language::named("java").unwrap();
+        let prompt = "import java.util.*;\n\nclass Solution {\n    /**\n    >>> f(\"a\")\n     */\n    public String encode(String s) {\n        return s;\n    }\n    /**\n    >>> decode(\"b\")\n     */\n    public Optional<String> decode(String s) throws NoSuchAlgorithmException {\n";
+        let declared = entry_point(prompt, java).unwrap();
+        assert_eq!(declared.name, "decode");
+        assert_eq!(
+            declared.declaration,
+            "    public Optional<String> decode(String s) throws NoSuchAlgorithmException {"
+        );
+        assert!(declared.helpers.ends_with("        return s;\n    }\n    /**\n    >>> decode(\"b\")\n     */\n"));
+        let prompt = "import org.javatuples.*;\nclass Problem {\n    // >>> f((Pair.with(1l, 2l)))\n    public static Pair<Long, Long> f(ArrayList<ArrayList<Long>> grid, long k) {\n";
+        assert_eq!(entry_point(prompt, java).unwrap().name, "f");
+        let rust = Language::named("rust").unwrap();
+        let prompt = "use rand::Rng;\n/// f(1)\npub fn compare_one<'a>(a:&'a dyn Any) -> i32{\n/* doc */\n";
+        let declared = entry_point(prompt, rust).unwrap();
+        assert_eq!((declared.helpers.as_str(), declared.name.as_str()), ("use rand::Rng;\n/// f(1)\n", "compare_one"));
+        assert_eq!(entry_point("/// fn f(x) {\n", rust), None);
+    }
+
+    /// Guards HumanEval-X's Rust tests that call what only the canonical solution
+    /// declares: each function the tests call is an entry point, and none they declare.
+    #[test]
+    fn the_entry_points_are_the_functions_the_tests_call() {
+        let rust = Language::named("rust").unwrap();
+        let code = "fn decode(s: &str) -> String {\n}\npub fn encode(s: &str) -> String {\n}\nfn unused() {\n}\n";
+        let tests =
+            "fn random() -> char {\n}\n#[test]\nfn test_decode() { assert!(decode(&encode(&s)) == s); random(); }\n";
+        assert_eq!(
+            called(code, tests, rust),
+            Some((
+                "decode".to_owned(),
+                "fn decode(s: &str) -> String {\npub fn encode(s: &str) -> String {".to_owned()
+            ))
+        );
+        assert_eq!(called("fn random() -> char {\n", tests, rust), None);
     }
 }

@@ -221,8 +221,8 @@ pub struct SandboxContext {
     pub helper: PathBuf,
     pub language: &'static Language,
     pub interpreter: PathBuf,
-    /// What is bound read-only into a `full` sandbox: the policy's directories and the
-    /// interpreter's that they do not cover.
+    /// What is bound read-only into a `full` sandbox: the policy's directories, and the
+    /// interpreter's and the toolchains' libraries' that they do not cover.
     pub read_only: Vec<PathBuf>,
     /// Which Python packages a `full` sandbox shows.
     pub packages: PackageView,
@@ -237,10 +237,11 @@ pub struct SandboxContext {
     pub cpus: Vec<usize>,
 }
 
-/// The policy's read-only directories, and `interpreter_paths` they do not cover.
-pub fn read_only_paths(interpreter_paths: &[PathBuf]) -> Vec<PathBuf> {
+/// The policy's read-only directories, and those of `paths` (the interpreter's, the
+/// toolchains' libraries) they do not cover.
+pub fn read_only_paths<'a>(paths: impl IntoIterator<Item = &'a PathBuf>) -> Vec<PathBuf> {
     let mut read_only = Mounts::from_policy().read_only;
-    for path in interpreter_paths {
+    for path in paths {
         if !read_only.iter().any(|covered| path.starts_with(covered)) {
             read_only.push(path.clone());
         }
