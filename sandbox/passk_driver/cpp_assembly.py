@@ -5,7 +5,7 @@ writes them."""
 
 import re
 
-from .programs import template
+from .programs import template, top_level_split
 
 # The tests' program is the tests themselves: it passes by returning from their main.
 VERDICT_BY_EXIT = True
@@ -40,7 +40,7 @@ def _stand_in(declaration, entry):
         return None
     parameters = head[found.end():-1]
     names = []
-    for parameter in _top_level_split(parameters):
+    for parameter in top_level_split(parameters):
         parameter = parameter.split("=", 1)[0].strip()
         words = re.findall(r"[A-Za-z_]\w*", parameter)
         if not parameter:
@@ -51,18 +51,3 @@ def _stand_in(declaration, entry):
     arguments = "".join(", " + name for name in names)
     return (f'{head} {{ return passk_wire::call(static_cast<decltype(&passk_signature_)>(nullptr), '
             f'"{entry}"{arguments}); }}')
-
-
-def _top_level_split(text):
-    """`text` split at the commas outside brackets of any kind."""
-    parts, depth, start = [], 0, 0
-    for at, char in enumerate(text):
-        if char in "<([{":
-            depth += 1
-        elif char in ">)]}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(text[start:at])
-            start = at + 1
-    parts.append(text[start:])
-    return parts

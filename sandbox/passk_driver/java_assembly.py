@@ -15,7 +15,7 @@ harness runs them with assertions off. The tests' program runs with them on eith
 import os
 import re
 
-from .programs import JAVA_NOISE, JAVA_TYPE, template
+from .programs import JAVA_NOISE, JAVA_TYPE, template, top_level_split
 
 # The tests' program is the tests themselves: it passes by returning from their main.
 VERDICT_BY_EXIT = True
@@ -77,7 +77,7 @@ def _parameter_names(head, start):
     if depth:
         return None
     names = []
-    for parameter in _top_level_split(head[start:end - 1]):
+    for parameter in top_level_split(head[start:end - 1]):
         if not parameter.strip():
             continue
         words = re.findall(r"[A-Za-z_$][\w$]*", re.sub(r"@[\w.]+(\([^)]*\))?", " ", parameter))
@@ -85,21 +85,6 @@ def _parameter_names(head, start):
             return None
         names.append(words[-1])
     return names
-
-
-def _top_level_split(text):
-    """`text` split at the commas outside brackets of any kind."""
-    parts, depth, start = [], 0, 0
-    for at, char in enumerate(text):
-        if char in "<([{":
-            depth += 1
-        elif char in ">)]}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(text[start:at])
-            start = at + 1
-    parts.append(text[start:])
-    return parts
 
 
 def _open_blocks(code):

@@ -215,6 +215,22 @@ def serve_built(build_rule, source, entry_point):
         os._exit(EXIT_NO_COMPILER)
 
 
+def top_level_split(text):
+    """`text` split at the commas outside brackets of any kind (a declaration's
+    parameters); the `>` of an arrow (`->`) closes none."""
+    parts, depth, start = [], 0, 0
+    for at, char in enumerate(text):
+        if char in "<([{":
+            depth += 1
+        elif char in ">)]}" and not (char == ">" and text[at - 1] == "-"):
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:at])
+            start = at + 1
+    parts.append(text[start:])
+    return parts
+
+
 def _compile_command(build_rule, name, source, command=None):
     """The build's command (`command`, or the rule's) for `source`, written to `name`,
     with the libraries it includes (C, C++) or imports (Java) linked."""

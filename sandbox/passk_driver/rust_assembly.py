@@ -9,7 +9,7 @@ decode_cyclic), and each is served and stood in for."""
 
 import re
 
-from .programs import template
+from .programs import template, top_level_split
 
 # The tests' program is the tests themselves (a test harness): it passes by ending with
 # status 0.
@@ -70,7 +70,7 @@ def _parsed(line):
     name, generics = found.group("name"), found.group("generics") or ""
     result = rest.removeprefix("->").strip() or None
     types = []
-    for parameter in _top_level_split(head[found.end():close]):
+    for parameter in top_level_split(head[found.end():close]):
         if parameter.strip():
             colon = re.search(r"(?<!:):(?!:)", parameter)
             if colon is None:
@@ -131,18 +131,3 @@ def _stand_in(index, name, generics, types, result):
             f"        ::std::result::Result::Ok(())\n"
             f"    }})\n"
             f"}}\n")
-
-
-def _top_level_split(text):
-    """`text` split at the commas outside brackets of any kind."""
-    parts, depth, start = [], 0, 0
-    for at, char in enumerate(text):
-        if char in "<([{":
-            depth += 1
-        elif char in ">)]}" and not (char == ">" and text[at - 1] == "-"):
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(text[start:at])
-            start = at + 1
-    parts.append(text[start:])
-    return parts
