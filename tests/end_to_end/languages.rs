@@ -461,7 +461,9 @@ fn cpp_forgeries_fail_and_honest_completions_pass() {
     );
     assert_eq!(named(&results, "own-main")["status"], "compile-error");
     assert!(detail("own-main").contains("redefinition of"), "{}", detail("own-main"));
-    assert_eq!(named(&results, "hangs")["status"], "timeout");
+    // A hang reaches its time limit; the judge, seeing the candidate's process end then,
+    // may say so first: either way it is not passed.
+    assert!(matches!(named(&results, "hangs")["status"].as_str(), Some("timeout" | "failed")));
 }
 
 /// MultiPL-E's C++ signatures, released: standard containers, optionals, tuples, maps,
@@ -688,7 +690,7 @@ fn java_forgeries_fail_and_honest_completions_pass() {
         .as_str()
         .unwrap()
         .contains("the candidate's process ended before it answered call 1"));
-    assert_eq!(named(&results, "hang")["status"], "timeout");
+    assert!(matches!(named(&results, "hang")["status"].as_str(), Some("timeout" | "failed")));
     let dir = tempfile::tempdir().unwrap();
     let sample =
         |task: &str, name: &str, completion: &str| json!({"task_id": task, "completion": completion, "name": name});
@@ -859,11 +861,15 @@ fn go_forgeries_fail_and_honest_completions_pass() {
             "passed"
         } else if name.starts_with("compile") || name == "forgery: a func main of its own" {
             "compile-error"
-        } else if name.contains("hangs") {
-            "timeout"
         } else {
             "failed"
         };
+        // A hang reaches its time limit; the judge, seeing the candidate's process end
+        // then, may say so first: either way it is not passed.
+        if name.contains("hangs") {
+            assert!(result["status"] == "timeout" || result["status"] == "failed", "{result}");
+            continue;
+        }
         assert_eq!(result["status"], expected, "{result}");
     }
     let detail = |name: &str| {
@@ -912,9 +918,14 @@ fn rust_forgeries_fail_and_honest_completions_pass() {
         let expected = match name {
             "right" => "passed",
             "broken" | "forgery: own_main" | "forgery: export_name_main" => "compile-error",
-            "forgery: hang" | "forgery: sleep_forever" => "timeout",
             _ => "failed",
         };
+        // A hang reaches its time limit; the judge may see the candidate's process end
+        // first: either way it is not passed.
+        if matches!(name, "forgery: hang" | "forgery: sleep_forever") {
+            assert!(result["status"] == "timeout" || result["status"] == "failed", "{result}");
+            continue;
+        }
         assert_eq!(result["status"], expected, "{result}");
     }
     let detail = |name: &str| {
