@@ -840,6 +840,18 @@ fn judged_samples(problems: &Path, samples: &[Value], timeout: &str) -> Vec<Valu
     results
 }
 
+/// Asserts each result's status is what `expected` says of its sample's name. A hang
+/// reaches its time limit; the judge, seeing the candidate's process end then, may say
+/// so first: for a `timeout` expected, `failed` stands too (either way it is not passed).
+fn assert_statuses(results: &[Value], expected: impl Fn(&str) -> &'static str) {
+    for result in results {
+        match expected(result["name"].as_str().unwrap()) {
+            "timeout" => assert!(result["status"] == "timeout" || result["status"] == "failed", "{result}"),
+            status => assert_eq!(result["status"], status, "{result}"),
+        }
+    }
+}
+
 /// Guards against a Go verdict that rests on `go test`'s exit status, as MultiPL-E's and
 /// HumanEval-X's harnesses read it: the candidate's package is built with a main that
 /// serves calls of its entry point, the tests (`testing.Main` over their Test functions,
@@ -854,27 +866,19 @@ fn judged_samples(problems: &Path, samples: &[Value], timeout: &str) -> Vec<Valu
 fn go_forgeries_fail_and_honest_completions_pass() {
     let Some(problems) = shared_benchmark("multipl-e/humaneval-go.jsonl.gz") else { return };
     let results = judged_samples(&problems, &named_samples("go-multipl-e.jsonl"), "10");
-    for result in &results {
-        let name = result["name"].as_str().unwrap();
+    assert_statuses(&results, |name| {
         // A nil slice prints as `[]`, which the tests compare: it passes there too.
-        let expected = if name.starts_with("right") || name.starts_with("wrong: nil slice") {
+        if name.starts_with("right") || name.starts_with("wrong: nil slice") {
             "passed"
         } else if name.starts_with("compile") || name == "forgery: a func main of its own" {
             "compile-error"
+        } else if name.contains("hangs") {
+            "timeout"
         } else {
             "failed"
-        };
-        // A hang reaches its time limit; the judge, seeing the candidate's process end
-        // then, may say so first: either way it is not passed.
-        if name.contains("hangs") {
-            assert!(result["status"] == "timeout" || result["status"] == "failed", "{result}");
-            continue;
         }
-        assert_eq!(result["status"], expected, "{result}");
-    }
-    let detail = |name: &str| {
-        results.iter().find(|result| result["name"] == name).unwrap()["detail"].as_str().unwrap().to_owned()
-    };
+    });
+    let detail = |name: &str| named(&results, name)["detail"].as_str().unwrap().to_owned();
     assert_eq!(
         detail("forgery: early exit: os.Exit(0) in the entry"),
         "the candidate's process ended before it answered call 1 of sum_product"
@@ -913,24 +917,13 @@ fn humaneval_x_go_canonical_solutions_pass_and_forgeries_fail() {
 fn rust_forgeries_fail_and_honest_completions_pass() {
     let Some(problems) = shared_benchmark("multipl-e/humaneval-rs.jsonl.gz") else { return };
     let results = judged_samples(&problems, &named_samples("rust-multipl-e.jsonl"), "10");
-    for result in &results {
-        let name = result["name"].as_str().unwrap();
-        let expected = match name {
-            "right" => "passed",
-            "broken" | "forgery: own_main" | "forgery: export_name_main" => "compile-error",
-            _ => "failed",
-        };
-        // A hang reaches its time limit; the judge may see the candidate's process end
-        // first: either way it is not passed.
-        if matches!(name, "forgery: hang" | "forgery: sleep_forever") {
-            assert!(result["status"] == "timeout" || result["status"] == "failed", "{result}");
-            continue;
-        }
-        assert_eq!(result["status"], expected, "{result}");
-    }
-    let detail = |name: &str| {
-        results.iter().find(|result| result["name"] == name).unwrap()["detail"].as_str().unwrap().to_owned()
-    };
+    assert_statuses(&results, |name| match name {
+        "right" => "passed",
+        "broken" | "forgery: own_main" | "forgery: export_name_main" => "compile-error",
+        "forgery: hang" | "forgery: sleep_forever" => "timeout",
+        _ => "failed",
+    });
+    let detail = |name: &str| named(&results, name)["detail"].as_str().unwrap().to_owned();
     assert_eq!(
         detail("forgery: early_exit"),
         "the candidate's process ended before it answered call 1 of has_close_elements"
