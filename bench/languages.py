@@ -1,28 +1,32 @@
 """passk's benchmark of function completions in other languages, beside a plain harness
-that builds and runs each program as MultiPL-E's and CodeGeeX's do (prompt, completion
-and tests as one file, compiled, run, passed when it exits 0), with the same number of
-workers, side by side in one run:
+that builds and runs each program as the suite's own harness does (MultiPL-E's, and
+CodeGeeX's for HumanEval-X: prompt, completion and tests as one file, compiled, run,
+passed when it exits 0), with the same number of workers, side by side in one run:
 
     cargo build --release -p passk-cli
-    python3 bench/languages.py [--languages cpp,typescript] [--problems 40] [--jobs 2] [--rounds 1]
+    python3 bench/languages.py [--languages cpp,typescript] [--suites multipl-e,humaneval-x]
+                               [--problems 40] [--jobs 2] [--rounds 1]
 
-Each language's samples are real-looking answers to the released files in
-../shared/benchmarks (or --benchmarks): where the suite has canonical solutions
-(HumanEval-X's C++, Java, Go, Rust and JavaScript; the plain harness assembles them as
-CodeGeeX's does, and uses the Rust crates passk built) each problem gets its canonical
-solution, a wrong one (the canonical with its first comparison turned around) and one
-that does not compile; MultiPL-E's TypeScript and Bash have no solutions, so their
-problems get a wrong answer and one that does not compile. Every sample is distinct
-(--no-dedup for passk), so identical programs are no help to it here.
+Each row's samples are real-looking answers to the first --problems problems of a
+released file in ../shared/benchmarks (or --benchmarks). MultiPL-E's HumanEval files, in
+every language, have no solutions: each problem gets a wrong answer (one that compiles
+and returns a default value, so that the tests run and fail) and one that does not
+compile. HumanEval-X's C++, Java, Go, Rust and JavaScript have canonical solutions: each
+problem gets its canonical solution, a wrong one (its first comparison turned around)
+and one that does not compile (the plain harness uses the Rust crates passk built).
+Every sample is distinct (--no-dedup for passk), so identical programs are no help to it
+here. passk runs once before it is timed, so that the toolchains' one-time builds (C++'s
+precompiled headers, Rust's crates) are not counted.
 
-The report gives samples/s per language for each harness and their ratio. The machine
-is noisy: compare ratios, not times.
+The report gives samples/s per row for each harness and their ratio. The machine is
+noisy: compare ratios, not times.
 """
 
 import argparse
 import gzip
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -69,32 +73,66 @@ def _rust_crates():
                                             for argument in ("--extern", f"{crate}={built}/lib{crate}.rlib")]
 
 
-# language -> (suite file, how the plain harness assembles a program, its file name, how it
-# builds it, how it runs it). Commands run in the program's own directory.
-LANGUAGES = {
-    "cpp": ("humaneval-x/humaneval_cpp.jsonl.gz", _cpp_program, "main.cpp",
-            ["g++", "-std=c++17", "-o", "main", "main.cpp", "-lcrypto"], ["./main"]),
-    "java": ("humaneval-x/humaneval_java.jsonl.gz",
-             lambda record, completion: record["prompt"] + completion + "\n" + record["test"], "Main.java",
-             ["javac", "Main.java"], ["java", "-cp", ".", "Main"]),
-    "go": ("humaneval-x/humaneval_go.jsonl.gz", _go_program, "main_test.go",
-           None, ["env", "GO111MODULE=off", "GOPATH=/usr/share/gocode", "go", "test", "main_test.go"]),
-    "rust": ("humaneval-x/humaneval_rust.jsonl.gz", _rust_program, "main.rs",
-             ["rustc", "--edition=2021", "--test", "-o", "main", "main.rs"], ["./main"]),
-    "javascript": ("humaneval-x/humaneval_js.jsonl.gz",
-                   lambda record, completion: record["prompt"] + completion + "\n" + record["test"], "main.js",
-                   None, ["node", "main.js"]),
-    "typescript": ("multipl-e/humaneval-ts.jsonl.gz",
-                   lambda record, completion: record["prompt"] + completion + "\n" + record["tests"], "main.ts",
-                   ["tsc", "--target", "esnext", "main.ts"], ["node", "main.js"]),
-    "bash": ("multipl-e/humaneval-sh.jsonl.gz",
-             lambda record, completion: record["prompt"] + completion + "\n" + record["tests"], "main.sh",
-             None, ["bash", "main.sh"]),
+def _multipl_e(record, completion):
+    """MultiPL-E's assembly: the prompt, the completion, the tests."""
+    return record["prompt"] + completion + "\n" + record["tests"]
+
+
+# (language, suite) -> (suite file, how the plain harness assembles a program, its file
+# name, how it builds it, how it runs it). Commands run in the program's own directory;
+# MultiPL-E's are its own harness's (MultiPL-E/evaluation/src/eval_*.py).
+SUITES = {
+    ("cpp", "multipl-e"): ("multipl-e/humaneval-cpp.jsonl.gz", _multipl_e, "main.cpp",
+                           ["g++", "-std=c++17", "-o", "main", "main.cpp"], ["./main"]),
+    ("java", "multipl-e"): ("multipl-e/humaneval-java.jsonl.gz", _multipl_e, "Problem.java",
+                            ["javac", "-cp", "/usr/share/java/javatuples.jar", "Problem.java"],
+                            ["java", "-ea", "-cp", ".:/usr/share/java/javatuples.jar", "Problem"]),
+    ("go", "multipl-e"): ("multipl-e/humaneval-go.jsonl.gz", _multipl_e, "main_test.go",
+                          None, ["env", "GO111MODULE=off", "GOPATH=/usr/share/gocode", "go", "test", "main_test.go"]),
+    ("rust", "multipl-e"): ("multipl-e/humaneval-rs.jsonl.gz", _multipl_e, "main.rs",
+                            ["rustc", "--edition=2021", "-o", "main", "main.rs"], ["./main"]),
+    ("javascript", "multipl-e"): ("multipl-e/humaneval-js.jsonl.gz", _multipl_e, "main.js", None,
+                                  ["node", "main.js"]),
+    ("typescript", "multipl-e"): ("multipl-e/humaneval-ts.jsonl.gz", _multipl_e, "main.ts",
+                                  ["tsc", "--target", "esnext", "main.ts"], ["node", "main.js"]),
+    ("bash", "multipl-e"): ("multipl-e/humaneval-sh.jsonl.gz", _multipl_e, "main.sh", None, ["bash", "main.sh"]),
+    ("cpp", "humaneval-x"): ("humaneval-x/humaneval_cpp.jsonl.gz", _cpp_program, "main.cpp",
+                             ["g++", "-std=c++17", "-o", "main", "main.cpp", "-lcrypto"], ["./main"]),
+    ("java", "humaneval-x"): ("humaneval-x/humaneval_java.jsonl.gz",
+                              lambda record, completion: record["prompt"] + completion + "\n" + record["test"],
+                              "Main.java", ["javac", "Main.java"], ["java", "-cp", ".", "Main"]),
+    ("go", "humaneval-x"): ("humaneval-x/humaneval_go.jsonl.gz", _go_program, "main_test.go",
+                            None, ["env", "GO111MODULE=off", "GOPATH=/usr/share/gocode", "go", "test", "main_test.go"]),
+    ("rust", "humaneval-x"): ("humaneval-x/humaneval_rust.jsonl.gz", _rust_program, "main.rs",
+                              ["rustc", "--edition=2021", "--test", "-o", "main", "main.rs"], ["./main"]),
+    ("javascript", "humaneval-x"): ("humaneval-x/humaneval_js.jsonl.gz",
+                                    lambda record, completion: record["prompt"] + completion + "\n" + record["test"],
+                                    "main.js", None, ["node", "main.js"]),
 }
 
-# A wrong answer per language, for suites without solutions: it compiles and returns
-# what no test expects.
-WRONG = {"typescript": "  return undefined as any;\n}\n", "bash": "    echo wrong\n"}
+JAVA_DEFAULTS = {"long": "0l", "int": "0", "boolean": "false", "double": "0.0", "float": "0.0f", "String": '""'}
+
+
+def wrong_answer(language, prompt):
+    """An answer to a MultiPL-E prompt that compiles and returns what no test expects,
+    closing the function where the suite's completions do (its stop tokens)."""
+    declaration = prompt.rstrip().splitlines()[-1]
+    if language == "cpp":
+        return "    return {};\n"
+    if language == "java":
+        returned = re.search(r"static\s+(.+?)\s+\w+\s*\(", declaration).group(1)
+        value = JAVA_DEFAULTS.get(returned, "Optional.empty()" if returned.startswith("Optional") else "null")
+        return f"        return {value};\n"
+    if language == "go":
+        returned = re.search(r"\)\s*([^{]*?)\s*\{$", declaration).group(1)
+        return f"    var zero {returned}\n    return zero\n}}\n"
+    if language == "rust":
+        return "    Default::default()\n"
+    if language == "javascript":
+        return "  return undefined;\n}\n"
+    if language == "typescript":
+        return "  return undefined as any;\n}\n"
+    return "    echo wrong\n"
 
 
 def records(path, count):
@@ -118,18 +156,19 @@ def samples(language, suite):
     found = []
     for record in suite:
         canonical = record.get("canonical_solution")
-        answers = [canonical, wrong_of(canonical)] if canonical else [WRONG[language]]
-        answers.append(BROKEN + (canonical or WRONG[language]))
+        answers = [canonical, wrong_of(canonical)] if canonical else [wrong_answer(language, record["prompt"])]
+        answers.append(BROKEN + answers[-1])
         for answer in answers:
             found.append({"task_id": task_id(record), "completion": answer})
     return found
 
 
-def plain(language, suite, items, jobs, timeout):
-    """MultiPL-E's way: one file, built, run, passed on exit status 0; how many passed."""
-    _, assemble, name, build, run = LANGUAGES[language]
+def plain(row, suite, items, jobs, timeout):
+    """The suite's own harness's way: one file, built, run, passed on exit status 0; how
+    many passed."""
+    _, assemble, name, build, run = SUITES[row]
     by_id = {task_id(record): record for record in suite}
-    if language == "rust":
+    if row[0] == "rust":
         # The crates passk built for its own run of the same samples, just before.
         build = build[:1] + (_rust_crates() or []) + build[1:]
 
@@ -152,7 +191,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--passk", default=os.path.join(ROOT, "target", "release", "passk"))
     parser.add_argument("--benchmarks", default=os.path.join(os.path.dirname(ROOT), "shared", "benchmarks"))
-    parser.add_argument("--languages", default=",".join(LANGUAGES))
+    parser.add_argument("--languages", default=",".join(dict.fromkeys(language for language, _ in SUITES)))
+    parser.add_argument("--suites", default="multipl-e,humaneval-x")
     parser.add_argument("--problems", type=int, default=40, help="the first N problems of each file")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=20)
@@ -160,17 +200,21 @@ def main():
     args = parser.parse_args()
     if not os.path.isdir(args.benchmarks):
         sys.exit(f"bench/languages.py needs the released benchmark files in {args.benchmarks} (--benchmarks)")
+    wanted = [(language, suite) for suite in args.suites.split(",") for language in args.languages.split(",")]
     rows = []
-    for language in args.languages.split(","):
-        path = os.path.join(args.benchmarks, LANGUAGES[language][0])
+    for row in [row for row in wanted if row in SUITES]:
+        path = os.path.join(args.benchmarks, SUITES[row][0])
         suite = records(path, args.problems)
-        items = samples(language, suite)
-        work = tempfile.mkdtemp(prefix=f"passk-bench-{language}-")
+        items = samples(row[0], suite)
+        work = tempfile.mkdtemp(prefix=f"passk-bench-{row[0]}-")
         try:
             with open(os.path.join(work, "samples.jsonl"), "w") as out:
                 out.writelines(json.dumps(item) + "\n" for item in items)
             passk = [args.passk, "evaluate", os.path.join(work, "samples.jsonl"), "--problems", path, "--partial",
                      "--jobs", str(args.jobs), "--timeout", str(args.timeout), "--no-dedup", "--k", "1", "--restart"]
+            # Once before timing: the toolchain's one-time builds (Rust's crates, C++'s
+            # headers) are not a run's cost, and the plain harness uses the crates.
+            subprocess.run(passk, check=True, capture_output=True)
             times = {"passk": [], "plain": []}
             passed = {}
             for _ in range(args.rounds):
@@ -180,17 +224,18 @@ def main():
                 with open(os.path.join(work, "samples.jsonl_results.jsonl")) as results:
                     passed["passk"] = sum(json.loads(line)["passed"] for line in results)
                 started = time.perf_counter()
-                passed["plain"] = plain(language, suite, items, args.jobs, args.timeout)
+                passed["plain"] = plain(row, suite, items, args.jobs, args.timeout)
                 times["plain"].append(time.perf_counter() - started)
             ratio = statistics.median(p / q for p, q in zip(times["plain"], times["passk"]))
-            rows.append((language, len(items), passed["passk"], passed["plain"],
+            rows.append((f"{row[0]} ({row[1]})", len(items), passed["passk"], passed["plain"],
                          len(items) / statistics.median(times["passk"]), len(items) / statistics.median(times["plain"]),
                          ratio))
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"{'language':<12}{'samples':>8}{'passed (passk/plain)':>22}{'passk /s':>10}{'plain /s':>10}{'ratio':>8}")
-    for language, count, ours, theirs, ours_rate, theirs_rate, ratio in rows:
-        print(f"{language:<12}{count:>8}{f'{ours}/{theirs}':>22}{ours_rate:>10.2f}{theirs_rate:>10.2f}{ratio:>7.2f}x")
+    print(f"{'language (suite)':<26}{'samples':>8}{'passed (passk/plain)':>22}{'passk /s':>10}{'plain /s':>10}"
+          f"{'ratio':>8}")
+    for label, count, ours, theirs, ours_rate, theirs_rate, ratio in rows:
+        print(f"{label:<26}{count:>8}{f'{ours}/{theirs}':>22}{ours_rate:>10.2f}{theirs_rate:>10.2f}{ratio:>7.2f}x")
 
 
 if __name__ == "__main__":

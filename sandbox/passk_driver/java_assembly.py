@@ -1,7 +1,8 @@
 """Java function completions (HumanEval-X's, MultiPL-E's), assembled for programs.py:
 the candidate's code with java_serve.java after it, and the problem's helpers and tests
 around a stand-in for the entry point (java_judge.java); values cross as java_wire.java,
-pasted at the end of both, writes them.
+compiled once onto both programs' classes' path (languages.toml's `prebuilt`), writes
+them.
 
 The suites place the entry point and their tests differently, and a static entry point is
 taken for MultiPL-E's shape, an instance method for HumanEval-X's. MultiPL-E's is a static
@@ -12,7 +13,6 @@ tests are a `public class Main` of their own that call it on a `new Solution()`;
 harness runs them with assertions off. The tests' program runs with them on either way
 (languages.toml's `judge_run`): an assertion in the tests is there to be checked."""
 
-import os
 import re
 
 from .programs import JAVA_NOISE, JAVA_TYPE, template, top_level_split
@@ -31,7 +31,7 @@ def serving_source(code, entry, declaration, driver):
     signature = head if found is None else head[:found.start()] + "passkSignature_" + head[found.end() - 1:]
     return code + "\n" + template("java_serve.java", close="}\n" if static else "", owner=owner,
                                   assertions="true" if static else "false", entry=entry,
-                                  signature=signature + " { throw null; }", wire=_wire(driver))
+                                  signature=signature + " { throw null; }")
 
 
 def tests_source(helpers, declaration, entry, tests, driver):
@@ -53,8 +53,7 @@ def tests_source(helpers, declaration, entry, tests, driver):
     after = 1 + close.count("\n")
     stand_in = (f"{head} {{\n        {returned}{call}\n    }}\n"
                 f"    static {{ PasskWire.judging({after}, new java.lang.String[] {{{lines}}}); }}\n")
-    return template("java_judge.java", helpers=helpers, stand_in=stand_in, close=close, tests=tests,
-                    wire=_wire(driver))
+    return template("java_judge.java", helpers=helpers, stand_in=stand_in, close=close, tests=tests)
 
 
 def _head(declaration):
@@ -108,8 +107,3 @@ def _java_string(text):
     escaped = "".join("\\" + char if char in '"\\' else f"\\{ord(char):03o}" if ord(char) < 0x20 else char
                       for char in text)
     return f'"{escaped}"'
-
-
-def _wire(driver):
-    with open(os.path.join(driver, "java_wire.java"), encoding="utf-8") as read:
-        return read.read()

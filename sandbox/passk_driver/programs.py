@@ -125,7 +125,7 @@ def build(build_rule, source, serving=None):
         entry, declaration = serving
         source = _assembly(build_rule).serving_source(source, entry, declaration, _DRIVER)
     name = _source_name(build_rule, source)
-    _write_source(name, source)
+    _write_source(name, with_precompiled(build_rule, source))
     environment = _environment()
     argv = _compile_command(build_rule, name, source)
     pid = os.fork()
@@ -161,7 +161,9 @@ def _pack(artifact, source, directory, fd, argv):
                      for path in value.split(os.pathsep) if path]
             if paths:
                 # Lines of 72 bytes at most, each further one after a space.
-                line = "Class-Path: " + " ".join(pathlib.Path(path).absolute().as_uri() for path in paths)
+                # A directory's address ends in a slash, or the JVM takes it for a jar.
+                line = "Class-Path: " + " ".join(pathlib.Path(path).absolute().as_uri() + ("/" if path.endswith("/")
+                                                                                          else "") for path in paths)
                 manifest += "\n ".join(line[at:at + 70] for at in range(0, len(line), 70)) + "\n"
             with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as jar:
                 jar.writestr("META-INF/MANIFEST.MF", manifest + "\n")
@@ -231,6 +233,36 @@ def top_level_split(text):
     return parts
 
 
+def with_precompiled(build_rule, source):
+    """`source` with its first lines replaced by an include of the precompiled header
+    (see languages.toml's `headers`) that holds them and every other header it includes:
+    each of the header's lines is an include the source has, so the program includes the
+    same standard headers, some of them sooner, which the standard allows ("standard
+    library headers may be included in any order"). The lines replaced become blank, so
+    that diagnostics keep their line numbers. Blank and `//` lines may come first, as
+    they may before a precompiled header; anything else, and the source is as it was."""
+    lines = source.split("\n")
+    first = next((at for at, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("//")), None)
+    if first is None:
+        return source
+    present = {_spaceless(line) for line in lines}
+    for header in build_rule.get("precompiled", ()):
+        wanted = {_spaceless(line) for line in header["lines"]}
+        if not wanted <= present:
+            continue
+        end = first
+        while end < len(lines) and _spaceless(lines[end]) in wanted:
+            end += 1
+        if end > first:
+            replaced = [f'#include "{header["name"]}"'] + [""] * (end - first - 1)
+            return "\n".join(lines[:first] + replaced + lines[end:])
+    return source
+
+
+def _spaceless(line):
+    return "".join(line.split())
+
+
 def _compile_command(build_rule, name, source, command=None):
     """The build's command (`command`, or the rule's) for `source`, written to `name`,
     with the libraries it includes (C, C++) or imports (Java) linked."""
@@ -238,7 +270,13 @@ def _compile_command(build_rule, name, source, command=None):
     for library in build_rule.get("libraries", ()):
         named = r'^\s*(?:#\s*include\s*[<"]|import\s+(?:static\s+)?)' + re.escape(library["include"])
         if re.search(named, source, re.M):
-            argv += library["link"]
+            link = list(library["link"])
+            # javac heeds its last classes' path alone: a library's joins the command's.
+            if link[:1] == ["-cp"] and "-cp" in argv:
+                at = argv.index("-cp") + 1
+                argv[at] = argv[at] + os.pathsep + link[1]
+                link = link[2:]
+            argv += link
     return argv
 
 
@@ -454,7 +492,7 @@ def _build_here(build_rule, source):
     try:
         name = _source_name(build_rule, source)
         with open(os.path.join(directory, name), "w", encoding="utf-8") as written:
-            written.write(source)
+            written.write(with_precompiled(build_rule, source))
         argv = _compile_command(build_rule, name, source, build_rule.get("judge_compile") or build_rule["compile"])
         cache = None
         if any("{cache}" in word for word in argv):

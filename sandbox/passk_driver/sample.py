@@ -438,13 +438,16 @@ def _verdict(request, processes, watch, seen, timeout):
 
 
 def _ending(request, processes, watch, timeout):
+    # Undecided at the deadline is a timeout, whatever came in after: killing the
+    # candidate then ends its tests too, and a judge that saw its process end may still
+    # have said so before the pipes were last read.
+    if watch.timed_out:
+        return "timeout", f"still running after {timeout:g} s", "timed out"
     record = processes.reader.record
     if record is not None and processes.judge is None and record[0] not in CANDIDATE_STATUSES:
         record = ("failed", *record[1:])
     if record is not None and record[0] != judge.GONE:
         return record
-    if watch.timed_out:
-        return "timeout", f"still running after {timeout:g} s", "timed out"
     if processes.judge_status is not None and record is None:
         detail = f"the judge ended without a verdict ({_ended(processes.judge_status)})"
         return "error", detail, f"failed: {detail}"

@@ -136,10 +136,20 @@ fn source(program: &Program, verdicts: VerdictMode) -> std::borrow::Cow<'_, str>
 }
 
 /// How long a driver may take over a sample before it counts as stuck: the sample's own
-/// limit for each of its runs, and a margin.
-fn answer_limit(program: &Program, timeout: Duration) -> Duration {
+/// limit for each of its runs, its builds' limits, and a margin.
+fn answer_limit(program: &Program, timeout: Duration, compile_timeout: Duration) -> Duration {
+    // Regression: a slow build (a loaded machine, a template-heavy program) went past
+    // a limit that counted only the runs, and its sample was lost as `infrastructure`.
+    // The candidate's program is built under its own limit, and for a function
+    // completion the tests' program too, in the judge, before the candidate's time.
+    let builds = match program.toolchain() {
+        Some(toolchain) if toolchain.assembly.is_some() => 2,
+        Some(toolchain) if !toolchain.compile.is_empty() => 1,
+        _ => 0,
+    };
+    let timeout_then_builds = |runs: Duration| runs + compile_timeout * builds;
     let (runs, tries) = match &program.problem().tests {
-        Tests::Check(_) => return timeout + ANSWER_MARGIN,
+        Tests::Check(_) => return timeout_then_builds(timeout) + ANSWER_MARGIN,
         // A phase of calls whose answer came late after its call went ahead is judged
         // again, one call at a time, with its whole limit (sandbox/passk_driver/calls.py):
         // each phase may take its time twice.
@@ -148,7 +158,8 @@ fn answer_limit(program: &Program, timeout: Duration) -> Duration {
     };
     let each = runs.budget.unwrap_or(timeout * u32::try_from(runs.runs).unwrap_or(u32::MAX));
     // Every run also pays for its fork and clean-up.
-    (each + RUN_MARGIN * u32::try_from(runs.runs).unwrap_or(u32::MAX)).saturating_mul(tries) + ANSWER_MARGIN
+    timeout_then_builds((each + RUN_MARGIN * u32::try_from(runs.runs).unwrap_or(u32::MAX)).saturating_mul(tries))
+        + ANSWER_MARGIN
 }
 
 /// Reads one message, a whole line; a driver that ends in the middle of one has died.
@@ -365,7 +376,7 @@ impl Driver {
         tokio::pin!(exchange);
         let response = tokio::select! {
             biased;
-            answer = tokio::time::timeout(answer_limit(program, limits.timeout), &mut exchange) => match answer {
+            answer = tokio::time::timeout(answer_limit(program, limits.timeout, sandbox.compile_timeout()), &mut exchange) => match answer {
                 Ok(answer) => answer?,
                 Err(_) => return Err(DriverError::Unresponsive),
             },
@@ -396,5 +407,58 @@ impl Driver {
         if tokio::time::timeout(STOP_GRACE, self.leader.wait()).await.is_err() {
             let _ = self.leader.terminate(STOP_GRACE).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::language::Language;
+    use crate::program::{Candidate, ProblemCode};
+    use crate::toolchain::Toolchain;
+
+    fn function_problem() -> Arc<ProblemCode> {
+        Arc::new(ProblemCode {
+            prompt: "int f() {\n".into(),
+            tests: Tests::check("", "int main() {}", "f", None),
+            entry_point: "f".into(),
+        })
+    }
+
+    fn toolchain(language: &str, compile: &[&str], assembly: Option<&str>) -> Arc<Toolchain> {
+        let rule = Language::named(language).unwrap().program.clone().unwrap();
+        Arc::new(Toolchain {
+            language: language.into(),
+            path: "/usr/bin/true".into(),
+            version: "1.0".into(),
+            compile: compile.iter().map(|word| (*word).to_owned()).collect(),
+            run: Vec::new(),
+            source: rule.source,
+            artifact: rule.artifact,
+            serve: Vec::new(),
+            judge: Vec::new(),
+            assembly: assembly.map(str::to_owned),
+            judge_compile: Vec::new(),
+            judge_run: Vec::new(),
+            libraries: Vec::new(),
+            prebuilt: None,
+            precompiled: Vec::new(),
+        })
+    }
+
+    /// Regression: a compiled function completion's sample was given its run's time
+    /// alone; a build slower than the margin made its driver look stuck, and the sample
+    /// was lost as `infrastructure`.
+    #[test]
+    fn a_samples_builds_count_towards_how_long_its_driver_may_take() {
+        let (timeout, compile) = (Duration::from_secs(3), Duration::from_secs(30));
+        let program = Program::new(&function_problem(), &Candidate::Completion("return 1; }".into()));
+        assert_eq!(answer_limit(&program, timeout, compile), timeout + ANSWER_MARGIN);
+        let assembled = program.clone().in_language(toolchain("cpp", &["g++"], Some("cpp_assembly")));
+        assert_eq!(answer_limit(&assembled, timeout, compile), timeout + compile * 2 + ANSWER_MARGIN);
+        let interpreted = program.in_language(toolchain("javascript", &[], None));
+        assert_eq!(answer_limit(&interpreted, timeout, compile), timeout + ANSWER_MARGIN);
     }
 }

@@ -101,6 +101,28 @@ pub struct Prebuilt {
     pub start: Vec<String>,
     /// Each build's arguments after `start`, run in order, outside the sandbox.
     pub builds: Vec<Vec<String>>,
+    /// Headers written into the directory before the builds, which precompile them.
+    #[serde(default)]
+    pub headers: Vec<Header>,
+    /// Files of the driver's directory copied into it before the builds (Java's wire,
+    /// compiled once rather than with every program).
+    #[serde(default)]
+    pub driver_files: Vec<String>,
+}
+
+/// A header of the lines a suite's programs begin with (C++'s includes), precompiled
+/// once: a source that begins with exactly those lines is built with one line that
+/// includes this header in their place, so that the compiler loads what it would
+/// otherwise parse anew for every sample. Where the precompiled form does not fit the
+/// build, the compiler reads the header, whose lines are the source's own: the program
+/// is the same either way.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Header {
+    /// The header's file name in the prebuilt directory.
+    pub name: String,
+    /// The lines it holds, as a source's first lines say them (spacing aside).
+    pub lines: Vec<String>,
 }
 
 /// A library a build links where the program includes it.
@@ -182,6 +204,11 @@ impl Language {
             .expect("every language's driver is compiled in; a unit test checks")
     }
 
+    /// The host driver's file `name`.
+    pub fn driver_file(&self, name: &str) -> Option<&'static str> {
+        self.driver_files().iter().find(|(file, _)| *file == name).map(|(_, text)| *text)
+    }
+
     /// Whether a toolchain of `version` (`major.minor[.patch]`) is recent enough.
     pub fn supports(&self, version: &str) -> bool {
         major_minor(version) >= major_minor(&self.minimum_version)
@@ -209,6 +236,9 @@ mod tests {
             }
             if let Some(prebuilt) = language.program.as_ref().and_then(|rule| rule.prebuilt.as_ref()) {
                 assert!(!prebuilt.start.is_empty() && !prebuilt.builds.is_empty(), "{language:?}");
+                for file in &prebuilt.driver_files {
+                    assert!(Language::python().driver_file(file).is_some(), "{file} of {language:?}");
+                }
             }
             assert_eq!(Language::named(&language.name), Some(language), "names are unique");
             for alias in &language.aliases {

@@ -11,7 +11,7 @@ use serde::Serialize;
 use thiserror::Error;
 use wait_timeout::ChildExt;
 
-use crate::language::{Artifact, Language, Library, Prebuilt};
+use crate::language::{Artifact, Header, Language, Library, Prebuilt};
 
 /// How long a toolchain may take to print its version (a JVM starts in under a second).
 const VERSION_LIMIT: Duration = Duration::from_secs(30);
@@ -43,6 +43,9 @@ pub struct Toolchain {
     /// The directory of libraries passk built for the language's programs (see
     /// `Prebuilt`), which the sandbox shows read-only; its path is in the commands.
     pub prebuilt: Option<PathBuf>,
+    /// The precompiled headers there, which the driver puts in place of a source's first
+    /// lines where they are the header's.
+    pub precompiled: Vec<Header>,
 }
 
 #[derive(Debug, Error)]
@@ -115,6 +118,7 @@ impl Toolchain {
             judge_compile: resolved(&rule.judge_compile)?,
             judge_run: resolved(&rule.judge_run)?,
             libraries: rule.libraries.clone(),
+            precompiled: rule.prebuilt.as_ref().map(|prebuilt| prebuilt.headers.clone()).unwrap_or_default(),
             prebuilt,
         })
     }
@@ -144,7 +148,14 @@ fn build_prebuilt(
 ) -> Result<PathBuf, ToolchainError> {
     use sha2::{Digest, Sha256};
     use std::os::unix::fs::PermissionsExt;
-    let recipe = serde_json::to_vec(&(&prebuilt.start, &prebuilt.builds)).expect("strings serialize");
+    // What is copied from the driver is part of the recipe: a changed wire is built anew.
+    let copied: Vec<(&str, &str)> = prebuilt
+        .driver_files
+        .iter()
+        .map(|name| (name.as_str(), Language::python().driver_file(name).unwrap_or_default()))
+        .collect();
+    let recipe = serde_json::to_vec(&(&prebuilt.start, &prebuilt.builds, &prebuilt.headers, &copied))
+        .expect("strings serialize");
     let digest: String = Sha256::digest(&recipe).iter().take(8).map(|byte| format!("{byte:02x}")).collect();
     let parent = cache.join("prebuilt");
     let dir = parent.join(format!("{}-{version}-{digest}", language.name));
@@ -157,13 +168,20 @@ fn build_prebuilt(
         why,
         packages: prebuilt.packages.join(", "),
     };
-    tracing::warn!("building the libraries of {}'s programs into {} (once)", language.name, dir.display());
+    tracing::warn!("building what {}'s programs use (libraries, headers) into {} (once)", language.name, dir.display());
     std::fs::create_dir_all(&parent).map_err(|error| failed(error.to_string()))?;
     let building = tempfile::Builder::new()
         .prefix(&format!(".{}-", language.name))
         .tempdir_in(&parent)
         .map_err(|error| failed(error.to_string()))?;
     let into = building.path().display().to_string();
+    for header in &prebuilt.headers {
+        let text: String = header.lines.iter().map(|line| format!("{line}\n")).collect();
+        std::fs::write(building.path().join(&header.name), text).map_err(|error| failed(error.to_string()))?;
+    }
+    for (name, text) in &copied {
+        std::fs::write(building.path().join(name), text).map_err(|error| failed(error.to_string()))?;
+    }
     for build in &prebuilt.builds {
         let output = Command::new(executable)
             .args(prebuilt.start[1..].iter().chain(build).map(|arg| arg.replace("{prebuilt}", &into)))
