@@ -6,6 +6,18 @@
 //! score of zero says nothing about the model. Each rule here takes out what a reader
 //! would call the answer, and the results line records which rule did, so a surprising
 //! verdict can be checked against the text that was run.
+//!
+//! `markdown` finds fences and prose; `python` reads Python's definitions by their
+//! indentation; every other language's are found by `braces`, a scanner of top-level
+//! items, and `languages` applies the same rules to them, with `program` (and `java`, for
+//! Java's classes) making an answer that holds the whole function a program.
+
+mod braces;
+mod java;
+mod languages;
+mod markdown;
+mod program;
+mod python;
 
 use passk_runner::{Candidate, Language, ProblemCode};
 use serde::Serialize;
@@ -21,7 +33,8 @@ pub enum Rule {
     /// The text holds the whole function among prose or other statements; its imports,
     /// definitions and constants are kept.
     Function,
-    /// A completion cut at the first stop sequence.
+    /// A completion cut at the first stop sequence (in a language of braces, where the
+    /// prompt's function closes).
     StopSequence,
     /// Nothing to take out: the text runs as it is.
     AsIs,
@@ -37,313 +50,34 @@ pub struct Extracted {
 /// Takes the program out of `raw`, a sample's `completion` (or `solution`, when
 /// `whole_program`), written in `language`.
 pub fn extract(raw: &str, problem: &ProblemCode, whole_program: bool, language: &Language) -> Extracted {
-    let blocks = fenced_blocks(raw);
-    if !blocks.is_empty() {
-        let chosen = blocks
-            .iter()
-            .find(|block| defines(block, &problem.entry_point))
-            .or_else(|| blocks.iter().find(|block| block.contains("return")))
-            .unwrap_or(&blocks[0]);
-        return Extracted { candidate: from_code(chosen, problem, whole_program), rule: Rule::Fence };
+    match braces::Syntax::of(&language.name) {
+        Some(syntax) => languages::extract(raw, problem, whole_program, language, syntax),
+        None => python::extract(raw, problem, whole_program, language),
     }
-    // Blank lines before the prompt go on both sides: a model's answer drops them where
-    // most of HumanEval's prompts start with one.
-    let unprompted = raw.trim_start_matches(['\n', '\r']);
-    let prompt = problem.prompt.trim_start_matches(['\n', '\r']).trim_end();
-    if !prompt.is_empty() {
-        if let Some(rest) = unprompted.strip_prefix(prompt) {
-            let rest = rest.strip_prefix('\n').unwrap_or(rest);
-            let completion = cut(rest, language).to_owned();
-            return Extracted { candidate: Candidate::Completion(completion), rule: Rule::PromptRepeated };
-        }
-    }
-    // A text that starts with an indented line is a body, however it goes on.
-    let starts_indented =
-        raw.lines().find(|line| !line.trim().is_empty()).is_some_and(|line| line.starts_with([' ', '\t']));
-    if !starts_indented && defines(raw, &problem.entry_point) {
-        return Extracted { candidate: from_code(raw, problem, whole_program), rule: Rule::Function };
-    }
-    if whole_program {
-        return Extracted { candidate: Candidate::Solution(raw.to_owned()), rule: Rule::AsIs };
-    }
-    let body = after_leading_prose(raw);
-    let cut_body = cut(body, language);
-    let rule = if cut_body.len() < raw.len() { Rule::StopSequence } else { Rule::AsIs };
-    Extracted { candidate: Candidate::Completion(cut_body.to_owned()), rule }
 }
 
 /// Whether `text` looks like a chat model's raw answer rather than code: a markdown
 /// fence, or a first line of prose.
 pub fn looks_like_chat(text: &str) -> bool {
-    !fenced_blocks(text).is_empty() || text.lines().find(|line| !line.trim().is_empty()).is_some_and(is_prose)
+    !markdown::fenced_blocks(text).is_empty()
+        || text.lines().find(|line| !line.trim().is_empty()).is_some_and(markdown::is_prose)
 }
 
-/// The contents of the markdown code blocks of `text`, in order. A block the answer
-/// never closed (cut off at a token limit) runs to the end.
-fn fenced_blocks(text: &str) -> Vec<String> {
-    let mut blocks = Vec::new();
-    let mut open: Option<(String, Vec<&str>)> = None;
-    for line in text.lines() {
-        let trimmed = line.trim_start();
-        let fence = ["```", "~~~"].into_iter().find(|fence| trimmed.starts_with(fence));
-        match (&mut open, fence) {
-            (None, Some(fence)) => open = Some((fence.to_owned(), Vec::new())),
-            (Some((opened, lines)), Some(fence)) if *opened == fence && trimmed.trim_end() == fence => {
-                blocks.push(join_lines(lines));
-                open = None;
-            }
-            (Some((_, lines)), _) => lines.push(line),
-            (None, None) => {}
-        }
+/// What follows the prompt in `raw`, where `raw` starts with it. Blank lines before the
+/// prompt go on both sides: a model's answer drops them where most of HumanEval's
+/// prompts start with one.
+fn after_prompt<'a>(raw: &'a str, problem: &ProblemCode) -> Option<&'a str> {
+    let unprompted = raw.trim_start_matches(['\n', '\r']);
+    let prompt = problem.prompt.trim_start_matches(['\n', '\r']).trim_end();
+    if prompt.is_empty() {
+        return None;
     }
-    if let Some((_, lines)) = open {
-        if !lines.is_empty() {
-            blocks.push(join_lines(&lines));
-        }
-    }
-    blocks
-}
-
-fn join_lines(lines: &[&str]) -> String {
-    let mut text = lines.join("\n");
-    text.push('\n');
-    text
-}
-
-/// Whether `code` defines `name` at the top level.
-fn defines(code: &str, name: &str) -> bool {
-    code.lines().any(|line| top_level_definition(line) == Some(name))
-}
-
-/// The name a top-level `def` or `async def` line defines.
-fn top_level_definition(line: &str) -> Option<&str> {
-    let rest = line.strip_prefix("async ").unwrap_or(line).strip_prefix("def ")?;
-    let end = rest.find('(')?;
-    Some(rest[..end].trim())
-}
-
-/// A block of code as the candidate it stands for: a whole program when it defines the
-/// entry point, else the body that continues the prompt.
-fn from_code(code: &str, problem: &ProblemCode, whole_program: bool) -> Candidate {
-    if defines(code, &problem.entry_point) {
-        let kept = top_level_code(code);
-        // The prompt's imports and helpers, which the answer may use without repeating.
-        let preamble = if whole_program { "" } else { preamble(problem) };
-        return Candidate::Solution(format!("{preamble}{kept}"));
-    }
-    if whole_program {
-        Candidate::Solution(code.to_owned())
-    } else {
-        Candidate::Completion(code.to_owned())
-    }
-}
-
-/// The part of the prompt before the entry point's definition: its imports and helpers.
-fn preamble(problem: &ProblemCode) -> &str {
-    let mut offset = 0;
-    for line in problem.prompt.split_inclusive('\n') {
-        if top_level_definition(line) == Some(problem.entry_point.as_str()) {
-            break;
-        }
-        offset += line.len();
-    }
-    let preamble = &problem.prompt[..offset];
-    // A decorator belongs to the definition it precedes.
-    match preamble.trim_end().rfind('\n') {
-        Some(at) if preamble[at + 1..].starts_with('@') => &preamble[..at + 1],
-        None if preamble.starts_with('@') => "",
-        _ => preamble,
-    }
-}
-
-/// The statements of `code` that define something: imports, definitions, decorators,
-/// classes and assignments, each with its indented lines. Prose, calls, prints, asserts
-/// and `if __name__ == "__main__":` blocks are left out, as they run at import time and
-/// are not part of the answer.
-fn top_level_code(code: &str) -> String {
-    let mut kept = String::new();
-    let mut keeping = false;
-    for line in code.split_inclusive('\n') {
-        let starts_statement = !line.starts_with([' ', '\t']) && !line.trim().is_empty();
-        if starts_statement {
-            // A closing bracket continues the statement it closes.
-            if !line.starts_with([')', ']', '}']) {
-                keeping = defines_something(line);
-            }
-        }
-        if keeping || (!starts_statement && line.trim().is_empty() && !kept.is_empty()) {
-            kept.push_str(line);
-        }
-    }
-    if !kept.ends_with('\n') {
-        kept.push('\n');
-    }
-    kept
-}
-
-fn defines_something(line: &str) -> bool {
-    const STARTS: [&str; 7] = ["import ", "from ", "def ", "async def ", "class ", "@", "#"];
-    if STARTS.iter().any(|start| line.starts_with(start)) {
-        return true;
-    }
-    // `NAME = ...` or `NAME: type = ...`, but not `NAME == ...`.
-    let name_end = line.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(line.len());
-    let rest = line[name_end..].trim_start();
-    // An annotation is short or assigns: "Note: this is slow" is prose.
-    let annotated = rest.starts_with(':') && (rest.contains('=') || rest.split_whitespace().count() <= 2);
-    name_end > 0
-        && !line.starts_with(|c: char| c.is_ascii_digit())
-        && ((rest.starts_with('=') && !rest.starts_with("==")) || annotated)
-}
-
-/// A line of English rather than Python: a capitalised word followed by more words, with
-/// none of Python's assignment, call or block syntax.
-fn is_prose(line: &str) -> bool {
-    let line = line.trim();
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let first = words.first().copied().unwrap_or_default();
-    const KEYWORDS: [&str; 12] =
-        ["def", "class", "import", "from", "return", "if", "for", "while", "with", "try", "assert", "print"];
-    words.len() >= 3
-        && first.starts_with(|c: char| c.is_ascii_uppercase())
-        && !KEYWORDS.contains(&first)
-        && !first.contains(['(', '=', '.', '['])
-        && words[1].chars().all(|c| c.is_alphabetic() || "',".contains(c))
-        && !line.contains(" = ")
-}
-
-/// A completion from its first line of code on: a base model sometimes restates the
-/// task in a sentence before the body.
-fn after_leading_prose(text: &str) -> &str {
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        if line.trim().is_empty() || (is_prose(line) && !line.starts_with([' ', '\t'])) {
-            offset += line.len();
-        } else {
-            break;
-        }
-    }
-    if offset == 0 || offset == text.len() {
-        text
-    } else {
-        &text[offset..]
-    }
+    let rest = unprompted.strip_prefix(prompt)?;
+    Some(rest.strip_prefix('\n').unwrap_or(rest))
 }
 
 /// A completion up to its language's first stop sequence.
 fn cut<'a>(text: &'a str, language: &Language) -> &'a str {
     let end = language.stop_sequences.iter().filter_map(|stop| text.find(stop.as_str())).min().unwrap_or(text.len());
     &text[..end]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn problem() -> ProblemCode {
-        ProblemCode {
-            prompt: "from typing import List\n\n\ndef helper(x):\n    return x\n\n\ndef total(xs: List[int]) -> int:\n    \"\"\"Sum.\"\"\"\n".into(),
-            tests: passk_runner::Tests::check("", "", "", None),
-            entry_point: "total".into(),
-        }
-    }
-
-    fn solution(text: &str) -> String {
-        match extract(text, &problem(), false, Language::python()).candidate {
-            Candidate::Solution(code) => code,
-            Candidate::Completion(code) => panic!("a completion: {code:?}"),
-        }
-    }
-
-    fn completion(text: &str) -> (String, Rule) {
-        let extracted = extract(text, &problem(), false, Language::python());
-        match extracted.candidate {
-            Candidate::Completion(code) => (code, extracted.rule),
-            Candidate::Solution(code) => panic!("a solution: {code:?}"),
-        }
-    }
-
-    #[test]
-    fn the_fence_that_defines_the_entry_point_wins_and_keeps_the_prompts_helpers() {
-        let answer = "Here is an example:\n```python\nprint(total([1, 2]))\n```\nAnd the function:\n```python\ndef total(xs):\n    return sum(helper(x) for x in xs)\n\nprint(total([1]))\n```\nIt sums.";
-        let code = solution(answer);
-        assert!(code.starts_with("from typing import List\n\n\ndef helper(x):\n    return x\n"), "{code}");
-        assert!(code.ends_with("def total(xs):\n    return sum(helper(x) for x in xs)\n\n"), "{code}");
-        assert!(!code.contains("print"), "{code}");
-    }
-
-    #[test]
-    fn a_fenced_body_continues_the_prompt() {
-        let extracted = extract("Sure!\n```\n    return sum(xs)\n```\n", &problem(), false, Language::python());
-        assert_eq!(
-            extracted,
-            Extracted { candidate: Candidate::Completion("    return sum(xs)\n".into()), rule: Rule::Fence }
-        );
-    }
-
-    #[test]
-    fn an_unclosed_fence_runs_to_the_end() {
-        assert!(solution("```python\ndef total(xs):\n    return sum(xs)").contains("return sum(xs)"));
-    }
-
-    #[test]
-    fn a_repeated_prompt_is_taken_off() {
-        let raw = format!("{}    return sum(xs)\n\n\ndef unrelated():\n    pass\n", problem().prompt);
-        assert_eq!(completion(&raw), ("    return sum(xs)\n\n".into(), Rule::PromptRepeated));
-    }
-
-    /// Regression: 142 of HumanEval's 164 prompts start with a blank line, which an
-    /// answer that repeats the prompt does not; the rule missed them all.
-    #[test]
-    fn a_repeated_prompt_is_taken_off_whatever_blank_lines_lead_either() {
-        let mut led = problem();
-        led.prompt = format!("\n{}", led.prompt);
-        let raw = format!("{}    return sum(xs)\n", problem().prompt);
-        let extracted = extract(&raw, &led, false, Language::python());
-        assert_eq!(
-            extracted,
-            Extracted { candidate: Candidate::Completion("    return sum(xs)\n".into()), rule: Rule::PromptRepeated }
-        );
-        let extracted = extract(&format!("\n\n{raw}"), &problem(), false, Language::python());
-        assert_eq!(extracted.rule, Rule::PromptRepeated);
-    }
-
-    #[test]
-    fn stop_sequences_end_a_base_models_completion() {
-        let (code, rule) = completion("    return sum(xs)\n\n\nif __name__ == '__main__':\n    print(total([1]))\n");
-        assert_eq!((code.as_str(), rule), ("    return sum(xs)\n\n", Rule::StopSequence));
-        let (code, rule) = completion("    return sum(xs)\n# tests\n");
-        assert_eq!((code.as_str(), rule), ("    return sum(xs)", Rule::StopSequence));
-        assert_eq!(completion("    return sum(xs)\n"), ("    return sum(xs)\n".into(), Rule::AsIs));
-    }
-
-    #[test]
-    fn an_unfenced_function_among_prose_is_kept_without_the_prose() {
-        let raw =
-            "The function below adds them up.\n\ndef total(xs):\n    return sum(xs)\n\nThis runs in linear time.\n";
-        let extracted = extract(raw, &problem(), false, Language::python());
-        assert_eq!(extracted.rule, Rule::Function);
-        let Candidate::Solution(code) = extracted.candidate else { panic!() };
-        assert!(!code.contains("linear") && !code.contains("below"), "{code}");
-        assert!(code.contains("def total(xs):\n    return sum(xs)\n"), "{code}");
-    }
-
-    #[test]
-    fn chat_output_is_recognized_and_code_is_not() {
-        assert!(looks_like_chat("Here is the solution:\n    return 1\n"));
-        assert!(looks_like_chat("```python\ndef f(): pass\n```"));
-        assert!(!looks_like_chat("    return sum(xs)\n"));
-        assert!(!looks_like_chat("def total(xs):\n    return sum(xs)\n"));
-        assert!(!looks_like_chat("Total = sum(xs)\n"));
-    }
-
-    #[test]
-    fn assignments_and_comparisons_at_the_top_level() {
-        assert!(defines_something("LIMIT = 10\n"));
-        assert!(defines_something("cache: dict = {}\n"));
-        assert!(!defines_something("x == 1\n"));
-        assert!(!defines_something("print(total([1]))\n"));
-        assert!(!defines_something("Here is how it works:\n"));
-        assert!(!defines_something("Note: this is slow\n"));
-    }
 }
