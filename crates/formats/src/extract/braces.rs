@@ -599,7 +599,10 @@ fn statement_ends(syntax: Syntax, last: Option<Token>, code: &str, next: usize) 
 /// heading or label ending in a colon, with none of the language's code about it.
 fn is_prose_line(line: &str, syntax: Syntax) -> bool {
     let line = line.trim();
-    if line.ends_with(['{', ';', '}', ',', '(', '\\']) {
+    if line.ends_with(['{', ';', '}', ',', '(', '\\'])
+        || line.starts_with('/')
+        || (line.starts_with('*') && !line.starts_with("**"))
+    {
         return false;
     }
     let label = line.ends_with(':')
@@ -607,7 +610,10 @@ fn is_prose_line(line: &str, syntax: Syntax) -> bool {
         && !["public:", "private:", "protected:", "default:"].contains(&line);
     let listed = line.starts_with("- ") || line.starts_with("**") || line.starts_with("1. ");
     let heading = line.starts_with("## ") && syntax != Syntax::Shell && syntax != Syntax::Cpp;
-    super::markdown::is_prose(line) || label || listed || heading
+    if line.starts_with('#') {
+        return heading;
+    }
+    super::markdown::is_prose(line) || label || listed
 }
 
 /// The words of `code` directly followed by a `.`: the packages (Go's) it qualifies
