@@ -140,8 +140,8 @@ fn cpp(head: &str, text: &str) -> Declares {
     if head.starts_with("#include") || head.starts_with("#import") {
         return Declares::Import;
     }
-    if head.starts_with('#') {
-        let directive = identifier(head[1..].trim_start());
+    if let Some(directive) = head.strip_prefix('#') {
+        let directive = identifier(directive.trim_start());
         let known = ["define", "undef", "pragma", "if", "ifdef", "ifndef", "else", "elif", "endif", "line", "error"];
         return if known.contains(&directive) { Declares::Other(None) } else { Declares::Nothing };
     }
@@ -269,8 +269,11 @@ fn rust(head: &str) -> Declares {
     let rest = match rest.strip_prefix("extern") {
         Some(after) if !after.trim_start().starts_with("crate") => {
             let after = after.trim_start();
-            let after =
-                if after.starts_with('"') { after[1..].find('"').map_or("", |end| &after[end + 2..]) } else { after };
+            // `extern "C" fn`: past the ABI's string.
+            let after = match after.strip_prefix('"') {
+                Some(abi) => abi.find('"').map_or("", |end| &abi[end + 1..]),
+                None => after,
+            };
             after.trim_start()
         }
         _ => rest,
