@@ -78,7 +78,8 @@ fn wrong_answer(language: &str) -> String {
 /// HumanEval-X, released: in C++, Java, Go, Rust and JavaScript, chat answers built from
 /// the first 20 canonical solutions (tagged and untagged fences, the code alone, an own
 /// main, Go's own package clause) pass with `--extract`, as the canonical solutions do
-/// raw; a wrong answer whose own main exits 0 at once fails.
+/// raw; a wrong answer whose own main exits 0 at once fails. (The code alone repeats the
+/// prompt: it runs as the completion up to the function's end, the main left out.)
 #[test]
 fn humaneval_x_chat_answers_pass_in_every_language() {
     for (language, file) in [("cpp", "cpp"), ("java", "java"), ("go", "go"), ("rust", "rust"), ("javascript", "js")] {
@@ -92,7 +93,6 @@ fn humaneval_x_chat_answers_pass_in_every_language() {
         for result in &results {
             let wrong = result["wrong"] == true;
             assert_eq!(result["passed"] == true, !wrong, "{language}: {result}");
-            assert!(result["extracted"]["run_as"] == "solution", "{language}: {}", result["extracted"]);
             assert!(!result["extracted"]["code"].as_str().unwrap().contains("done"), "{language}: the main is dropped");
         }
     }
