@@ -58,6 +58,11 @@ def serving_source(code, entry, declaration, driver):
         completion = rest[at + len(declaration):] if at >= 0 else rest
         imports += [(None, path) for path in _CODEGEEX_IMPORTS
                     if path not in test_setup and path.rsplit("/", 1)[-1] + "." in completion]
+        # And the imports after test_setup's that the code uses: every prompt's are of
+        # CodeGeeX's list, which the line above adds where used; a solution's own may not be.
+        words = set(re.findall(r"\b(\w+)\s*\.", _NOISE.sub(" ", rest)))
+        imports += [spec for specs in declarations[1:] for spec in specs
+                    if _name(spec) in words or spec[0] in ("_", ".")]
     else:
         imports += [spec for specs in declarations[1:] for spec in specs]
     # Without a type (a generic function's), the tests cannot be assembled either, and

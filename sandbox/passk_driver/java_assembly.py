@@ -26,10 +26,13 @@ def serving_source(code, entry, declaration, driver):
     found = _named(head, entry)
     static = found is not None and re.search(r"\bstatic\b", head[:found.start()]) is not None
     # The class the prompt declares the entry point in (Java declares nothing outside one).
-    at = code.find(declaration)
+    at = _declared_at(code, declaration, entry)
     owner = ".".join(name for name in _open_blocks(code[:at if at >= 0 else len(code)]) if name) or "Main"
     signature = head if found is None else head[:found.start()] + "passkSignature_" + head[found.end() - 1:]
-    return code + "\n" + template("java_serve.java", close="}\n" if static else "", owner=owner,
+    # MultiPL-E's completion leaves its class open, which is closed here; an answer that
+    # holds the whole class (a solution) closes it itself.
+    close = "}\n" * len(_open_blocks(code)) if static else ""
+    return code + "\n" + template("java_serve.java", close=close, owner=owner,
                                   assertions="true" if static else "false", entry=entry,
                                   signature=signature + " { throw null; }")
 
@@ -54,6 +57,28 @@ def tests_source(helpers, declaration, entry, tests, driver):
     stand_in = (f"{head} {{\n        {returned}{call}\n    }}\n"
                 f"    static {{ PasskWire.judging({after}, new java.lang.String[] {{{lines}}}); }}\n")
     return template("java_judge.java", helpers=helpers, stand_in=stand_in, close=close, tests=tests)
+
+
+def _declared_at(code, declaration, entry):
+    """Where `code` declares the entry point: at the prompt's declaration where the code
+    repeats it, else at the first method of that name that has a body (a solution's own
+    line, written otherwise); -1 if none does."""
+    at = code.find(declaration)
+    if at >= 0:
+        return at
+    blanked = JAVA_NOISE.sub(lambda found: re.sub(r"[^\n]", " ", found.group(0)), code)
+    for found in re.finditer(r"[\w>\]]\s+(" + re.escape(entry) + r")\s*\(", blanked):
+        word = re.search(r"(\w+)\s+$", blanked[:found.start(1)])
+        if word and word.group(1) in ("return", "new", "throw", "else", "case"):
+            continue
+        names = _parameter_names(blanked, found.end())
+        depth, end = 1, found.end()
+        while end < len(blanked) and depth:
+            depth += {"(": 1, ")": -1}.get(blanked[end], 0)
+            end += 1
+        if names is not None and re.match(r"\s*(throws\s[^{;]*)?\{", blanked[end:]):
+            return found.start(1)
+    return -1
 
 
 def _head(declaration):

@@ -11,6 +11,7 @@ mod container;
 mod degraded;
 mod evalplus;
 mod evalplus_released;
+mod extract_languages;
 mod formats;
 mod hostile;
 mod hostile_calls;

@@ -357,10 +357,13 @@ pub fn humaneval_canonical_samples() -> Vec<Value> {
 }
 
 /// A released benchmark file from `../shared/benchmarks` beside the checkout (its
-/// README says where each comes from), or None, with a message saying the test is
+/// README says where each comes from; `PASSK_SHARED_BENCHMARKS` names the folder for a
+/// checkout elsewhere, a worktree's), or None, with a message saying the test is
 /// skipped, where that folder is absent.
 pub fn shared_benchmark(relative: &str) -> Option<PathBuf> {
-    let path = repo_root().join("../shared/benchmarks").join(relative);
+    let folder = std::env::var_os("PASSK_SHARED_BENCHMARKS")
+        .map_or_else(|| repo_root().join("../shared/benchmarks"), PathBuf::from);
+    let path = folder.join(relative);
     if path.exists() {
         return Some(path);
     }

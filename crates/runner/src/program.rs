@@ -213,6 +213,9 @@ pub enum VerdictMode {
 pub struct Program {
     problem: Arc<ProblemCode>,
     candidate: String,
+    /// Whether the candidate is a whole program (a `Candidate::Solution`), which closes
+    /// its function itself.
+    solution: bool,
     /// The candidate followed by the setup code its process runs in judge mode, if any.
     judged: Option<String>,
     /// The toolchain that builds and runs it, where it is not in the host's language.
@@ -221,11 +224,17 @@ pub struct Program {
 
 impl Program {
     pub fn new(problem: &Arc<ProblemCode>, candidate: &Candidate) -> Program {
-        let candidate = match candidate {
-            Candidate::Completion(completion) => format!("{}{completion}", problem.prompt),
-            Candidate::Solution(solution) => solution.clone(),
+        let (candidate, solution) = match candidate {
+            Candidate::Completion(completion) => (format!("{}{completion}", problem.prompt), false),
+            Candidate::Solution(solution) => (solution.clone(), true),
         };
-        Program { problem: problem.clone(), judged: judged(problem, &candidate), candidate, toolchain: None }
+        Program {
+            problem: problem.clone(),
+            judged: judged(problem, &candidate, solution),
+            candidate,
+            solution,
+            toolchain: None,
+        }
     }
 
     /// The same program in another language, which `toolchain` builds and runs.
@@ -255,8 +264,9 @@ impl Program {
         debug_assert_eq!((&problem.prompt, &problem.entry_point), (&self.problem.prompt, &self.problem.entry_point));
         Program {
             problem: problem.clone(),
-            judged: judged(problem, &self.candidate),
+            judged: judged(problem, &self.candidate, self.solution),
             candidate: self.candidate.clone(),
+            solution: self.solution,
             toolchain: self.toolchain.clone(),
         }
     }
@@ -287,11 +297,13 @@ impl Program {
 }
 
 /// The candidate with the setup code or preamble its process runs in judge mode, where
-/// the tests have some.
-fn judged(problem: &ProblemCode, candidate: &str) -> Option<String> {
+/// the tests have some. The suffix that closes a completion's function (MultiPL-E's `}`)
+/// follows a completion only: a `solution` is a whole program, its function closed.
+fn judged(problem: &ProblemCode, candidate: &str, solution: bool) -> Option<String> {
     match &problem.tests {
         Tests::Check(suite) => {
-            match (suite.check_setup().or_else(|| suite.candidate_suffix()), suite.candidate_prefix()) {
+            let suffix = suite.candidate_suffix().filter(|_| !solution);
+            match (suite.check_setup().or(suffix), suite.candidate_prefix()) {
                 (None, None) => None,
                 (setup, prefix) => Some(format!(
                     "{}{candidate}{}",

@@ -1,41 +1,12 @@
-//! `--extract`: the program in a model's raw output.
-//!
-//! Chat models answer in markdown: prose, a fenced block or several, more prose. Base
-//! models continue the prompt and run on past the function into whatever comes next.
-//! Run as they are, both fail for reasons that have nothing to do with the code, and a
-//! score of zero says nothing about the model. Each rule here takes out what a reader
-//! would call the answer, and the results line records which rule did, so a surprising
-//! verdict can be checked against the text that was run.
+//! Python's rules: an answer's definitions, read line by line from the indentation.
 
 use passk_runner::{Candidate, Language, ProblemCode};
-use serde::Serialize;
 
-/// Which rule took the program out of the raw text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Rule {
-    /// A fenced markdown block: the one that defines the entry point, if several do not.
-    Fence,
-    /// The completion repeated the prompt; what follows it is the completion.
-    PromptRepeated,
-    /// The text holds the whole function among prose or other statements; its imports,
-    /// definitions and constants are kept.
-    Function,
-    /// A completion cut at the first stop sequence.
-    StopSequence,
-    /// Nothing to take out: the text runs as it is.
-    AsIs,
-}
+use super::markdown::{after_leading_prose, fenced_blocks};
+use super::{cut, Extracted, Rule};
 
-/// What runs for a sample, and how it was found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Extracted {
-    pub candidate: Candidate,
-    pub rule: Rule,
-}
-
-/// Takes the program out of `raw`, a sample's `completion` (or `solution`, when
-/// `whole_program`), written in `language`.
+/// The program in `raw`, an answer to a problem whose tests call a Python function (or
+/// whose program is read on standard input).
 pub fn extract(raw: &str, problem: &ProblemCode, whole_program: bool, language: &Language) -> Extracted {
     let blocks = fenced_blocks(raw);
     if !blocks.is_empty() {
@@ -46,16 +17,9 @@ pub fn extract(raw: &str, problem: &ProblemCode, whole_program: bool, language: 
             .unwrap_or(&blocks[0]);
         return Extracted { candidate: from_code(chosen, problem, whole_program), rule: Rule::Fence };
     }
-    // Blank lines before the prompt go on both sides: a model's answer drops them where
-    // most of HumanEval's prompts start with one.
-    let unprompted = raw.trim_start_matches(['\n', '\r']);
-    let prompt = problem.prompt.trim_start_matches(['\n', '\r']).trim_end();
-    if !prompt.is_empty() {
-        if let Some(rest) = unprompted.strip_prefix(prompt) {
-            let rest = rest.strip_prefix('\n').unwrap_or(rest);
-            let completion = cut(rest, language).to_owned();
-            return Extracted { candidate: Candidate::Completion(completion), rule: Rule::PromptRepeated };
-        }
+    if let Some(rest) = super::after_prompt(raw, problem) {
+        let completion = cut(rest, language).to_owned();
+        return Extracted { candidate: Candidate::Completion(completion), rule: Rule::PromptRepeated };
     }
     // A text that starts with an indented line is a body, however it goes on.
     let starts_indented =
@@ -72,46 +36,8 @@ pub fn extract(raw: &str, problem: &ProblemCode, whole_program: bool, language: 
     Extracted { candidate: Candidate::Completion(cut_body.to_owned()), rule }
 }
 
-/// Whether `text` looks like a chat model's raw answer rather than code: a markdown
-/// fence, or a first line of prose.
-pub fn looks_like_chat(text: &str) -> bool {
-    !fenced_blocks(text).is_empty() || text.lines().find(|line| !line.trim().is_empty()).is_some_and(is_prose)
-}
-
-/// The contents of the markdown code blocks of `text`, in order. A block the answer
-/// never closed (cut off at a token limit) runs to the end.
-fn fenced_blocks(text: &str) -> Vec<String> {
-    let mut blocks = Vec::new();
-    let mut open: Option<(String, Vec<&str>)> = None;
-    for line in text.lines() {
-        let trimmed = line.trim_start();
-        let fence = ["```", "~~~"].into_iter().find(|fence| trimmed.starts_with(fence));
-        match (&mut open, fence) {
-            (None, Some(fence)) => open = Some((fence.to_owned(), Vec::new())),
-            (Some((opened, lines)), Some(fence)) if *opened == fence && trimmed.trim_end() == fence => {
-                blocks.push(join_lines(lines));
-                open = None;
-            }
-            (Some((_, lines)), _) => lines.push(line),
-            (None, None) => {}
-        }
-    }
-    if let Some((_, lines)) = open {
-        if !lines.is_empty() {
-            blocks.push(join_lines(&lines));
-        }
-    }
-    blocks
-}
-
-fn join_lines(lines: &[&str]) -> String {
-    let mut text = lines.join("\n");
-    text.push('\n');
-    text
-}
-
 /// Whether `code` defines `name` at the top level.
-fn defines(code: &str, name: &str) -> bool {
+pub fn defines(code: &str, name: &str) -> bool {
     code.lines().any(|line| top_level_definition(line) == Some(name))
 }
 
@@ -196,49 +122,10 @@ fn defines_something(line: &str) -> bool {
         && ((rest.starts_with('=') && !rest.starts_with("==")) || annotated)
 }
 
-/// A line of English rather than Python: a capitalised word followed by more words, with
-/// none of Python's assignment, call or block syntax.
-fn is_prose(line: &str) -> bool {
-    let line = line.trim();
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let first = words.first().copied().unwrap_or_default();
-    const KEYWORDS: [&str; 12] =
-        ["def", "class", "import", "from", "return", "if", "for", "while", "with", "try", "assert", "print"];
-    words.len() >= 3
-        && first.starts_with(|c: char| c.is_ascii_uppercase())
-        && !KEYWORDS.contains(&first)
-        && !first.contains(['(', '=', '.', '['])
-        && words[1].chars().all(|c| c.is_alphabetic() || "',".contains(c))
-        && !line.contains(" = ")
-}
-
-/// A completion from its first line of code on: a base model sometimes restates the
-/// task in a sentence before the body.
-fn after_leading_prose(text: &str) -> &str {
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        if line.trim().is_empty() || (is_prose(line) && !line.starts_with([' ', '\t'])) {
-            offset += line.len();
-        } else {
-            break;
-        }
-    }
-    if offset == 0 || offset == text.len() {
-        text
-    } else {
-        &text[offset..]
-    }
-}
-
-/// A completion up to its language's first stop sequence.
-fn cut<'a>(text: &'a str, language: &Language) -> &'a str {
-    let end = language.stop_sequences.iter().filter_map(|stop| text.find(stop.as_str())).min().unwrap_or(text.len());
-    &text[..end]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::extract::{extract, looks_like_chat};
 
     fn problem() -> ProblemCode {
         ProblemCode {
