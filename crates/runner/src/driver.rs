@@ -136,8 +136,16 @@ fn source(program: &Program, verdicts: VerdictMode) -> std::borrow::Cow<'_, str>
 }
 
 /// How long a driver may take over a sample before it counts as stuck: the sample's own
-/// limit for each of its runs, and a margin.
-fn answer_limit(program: &Program, timeout: Duration) -> Duration {
+/// limit for each of its runs, and a margin; and where the program is built, the build's
+/// limit twice, for the candidate's build and the judge's of the tests' program, which
+/// the answer may wait for in turn.
+fn answer_limit(program: &Program, timeout: Duration, compile_timeout: Duration) -> Duration {
+    let building = if program.toolchain().is_some() { compile_timeout * 2 } else { Duration::ZERO };
+    building + runs_limit(program, timeout)
+}
+
+/// How long a sample's runs may take, with a margin.
+fn runs_limit(program: &Program, timeout: Duration) -> Duration {
     let (runs, tries) = match &program.problem().tests {
         Tests::Check(_) => return timeout + ANSWER_MARGIN,
         // A phase of calls whose answer came late after its call went ahead is judged
@@ -365,7 +373,7 @@ impl Driver {
         tokio::pin!(exchange);
         let response = tokio::select! {
             biased;
-            answer = tokio::time::timeout(answer_limit(program, limits.timeout), &mut exchange) => match answer {
+            answer = tokio::time::timeout(answer_limit(program, limits.timeout, sandbox.compile_timeout()), &mut exchange) => match answer {
                 Ok(answer) => answer?,
                 Err(_) => return Err(DriverError::Unresponsive),
             },
