@@ -10,6 +10,7 @@
 //! terminal that it was skipped and why. `PASSK_CONTAINER_TESTS=0` skips them, as loudly.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
 
@@ -154,17 +155,9 @@ enum Problems {
 /// directory of its own mounted as the working directory: the only thing of the host's
 /// the container sees.
 fn evaluate_in_container(image: &str, flags: &[&str], samples: &[Value], problems: Problems) -> ContainerRun {
-    let data = tempfile::tempdir().unwrap();
-    // Writable by whichever user the container runs as.
-    std::fs::set_permissions(data.path(), std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let data = data_folder();
     write_jsonl(&data.path().join("samples.jsonl"), samples);
-    let mut command = Command::new("docker");
-    command
-        .args(["run", "--rm"])
-        .args(flags)
-        .arg("-v")
-        .arg(format!("{}:/data", data.path().display()))
-        .args(["-w", "/data"]);
+    let mut command = docker_run(flags, data.path());
     let evaluate = "evaluate samples.jsonl --partial --k 1 --results results.jsonl --problems";
     match problems {
         Problems::Bundled(name) => command.arg(image).args(evaluate.split(' ')).arg(name),
@@ -319,7 +312,7 @@ fn run_in_users_folder(
     command: &str,
     readme_image: &str,
     image: &str,
-    fill: impl FnOnce(&std::path::Path),
+    fill: impl FnOnce(&Path),
 ) -> (Finished, Vec<Value>) {
     let bin = tempfile::tempdir().unwrap();
     let id = bin.path().join("id");
@@ -351,7 +344,7 @@ fn the_readmes_docker_commands_work_as_written_for_a_user_who_owns_the_folder() 
     let commands = readme_docker_runs("passk");
     assert_eq!(commands.len(), 2, "{commands:?}");
     let samples = humaneval_canonical_samples();
-    let humaneval = |folder: &std::path::Path| {
+    let humaneval = |folder: &Path| {
         write_jsonl(&folder.join("samples.jsonl"), &samples);
         let problems = folder.join("problems/humaneval");
         std::fs::create_dir_all(&problems).unwrap();
@@ -492,21 +485,32 @@ fn the_languages_image_judges_every_language_with_full_isolation_and_degraded() 
     assert!(cgroups.contains("none ("), "{how}: {}", finished.stdout);
 }
 
+/// A folder for a container's samples and results, writable by whichever user the
+/// container runs as.
+fn data_folder() -> tempfile::TempDir {
+    let data = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(data.path(), std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    data
+}
+
+/// `docker run --rm` with `flags`, `data` mounted as /data and the working directory;
+/// the image and its arguments follow.
+fn docker_run(flags: &[&str], data: &Path) -> Command {
+    let mut command = Command::new("docker");
+    command.args(["run", "--rm"]).args(flags).arg("-v").arg(format!("{}:/data", data.display())).args(["-w", "/data"]);
+    command
+}
+
 /// Runs `passk evaluate` on the text-length fixture in a container of the languages
 /// image with `flags`, generously timed (a shared CI machine builds the programs).
 fn evaluate_languages_in_container(image: &str, flags: &[&str]) -> ContainerRun {
     let (problems, samples) = text_length_fixture();
-    let data = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(data.path(), std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let data = data_folder();
     write_jsonl(&data.path().join("samples.jsonl"), &samples);
     write_jsonl(&data.path().join("problems.jsonl"), &problems);
-    let mut command = Command::new("docker");
+    let mut command = docker_run(flags, data.path());
     command
-        .args(["run", "--rm"])
-        .args(flags)
-        .arg("-v")
-        .arg(format!("{}:/data", data.path().display()))
-        .args(["-w", "/data", image])
+        .arg(image)
         .args(["evaluate", "samples.jsonl", "--problems", "problems.jsonl", "--k", "1", "--no-dedup"])
         .args(["--timeout", "10", "--compile-timeout", "120", "--memory-limit", "0", "--results", "results.jsonl"]);
     let finished = finish(&mut command);

@@ -244,22 +244,7 @@ impl<'a> Tokens<'a> {
             match self.code[at] {
                 b'\\' => at += 2,
                 b'`' => return at + 1,
-                b'$' if self.byte(at + 1) == b'{' => {
-                    let mut inner = Tokens::new(self.text, self.syntax);
-                    inner.at = at + 2;
-                    let mut depth = 1;
-                    while let Some(token) = inner.next_token() {
-                        match token.kind {
-                            Kind::Open(b'{') => depth += 1,
-                            Kind::Close(b'}') => depth -= 1,
-                            _ => {}
-                        }
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    at = inner.at;
-                }
+                b'$' if self.byte(at + 1) == b'{' => at = nested_end(self.text, self.syntax, at + 2, b'{', b'}'),
                 _ => at += 1,
             }
         }
@@ -456,6 +441,26 @@ fn regex_end(code: &[u8], at: usize) -> usize {
     code.len()
 }
 
+/// Where code nested in a string ends (`${...}` in a template literal, `$(...)` in a
+/// shell string): scanned as code from `at`, just inside its `open`, to past the
+/// `close` that balances it.
+fn nested_end(text: &str, syntax: Syntax, at: usize, open: u8, close: u8) -> usize {
+    let mut inner = Tokens::new(text, syntax);
+    inner.at = at;
+    let mut depth = 1;
+    while let Some(token) = inner.next_token() {
+        match token.kind {
+            Kind::Open(byte) if byte == open => depth += 1,
+            Kind::Close(byte) if byte == close => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            break;
+        }
+    }
+    inner.at
+}
+
 /// A shell double-quoted string, from after its opening quote, with `$(...)` inside.
 fn shell_double_quoted_end(code: &[u8], at: usize) -> usize {
     let mut at = at;
@@ -464,21 +469,7 @@ fn shell_double_quoted_end(code: &[u8], at: usize) -> usize {
             b'\\' => at += 2,
             b'"' => return at + 1,
             b'$' if code.get(at + 1) == Some(&b'(') => {
-                let text = std::str::from_utf8(code).unwrap_or_default();
-                let mut inner = Tokens::new(text, Syntax::Shell);
-                inner.at = at + 2;
-                let mut depth = 1;
-                while let Some(token) = inner.next_token() {
-                    match token.kind {
-                        Kind::Open(b'(') => depth += 1,
-                        Kind::Close(b')') => depth -= 1,
-                        _ => {}
-                    }
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                at = inner.at;
+                at = nested_end(std::str::from_utf8(code).unwrap_or_default(), Syntax::Shell, at + 2, b'(', b')');
             }
             _ => at += 1,
         }
