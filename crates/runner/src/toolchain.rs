@@ -168,7 +168,7 @@ fn build_prebuilt(
         why,
         packages: prebuilt.packages.join(", "),
     };
-    tracing::warn!("building what {}'s programs use (libraries, headers) into {} (once)", language.name, dir.display());
+    tracing::warn!("building what {}'s programs use into {} (once)", language.name, dir.display());
     std::fs::create_dir_all(&parent).map_err(|error| failed(error.to_string()))?;
     let building = tempfile::Builder::new()
         .prefix(&format!(".{}-", language.name))
