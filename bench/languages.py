@@ -124,7 +124,7 @@ def wrong_answer(language, prompt):
         value = JAVA_DEFAULTS.get(returned, "Optional.empty()" if returned.startswith("Optional") else "null")
         return f"        return {value};\n"
     if language == "go":
-        returned = re.search(r"\)\s*([^{]*?)\s*\{$", declaration).group(1)
+        returned = re.search(r"\)\s*(.*?)\s*\{$", declaration).group(1)
         return f"    var zero {returned}\n    return zero\n}}\n"
     if language == "rust":
         return "    Default::default()\n"
@@ -230,12 +230,17 @@ def main():
             rows.append((f"{row[0]} ({row[1]})", len(items), passed["passk"], passed["plain"],
                          len(items) / statistics.median(times["passk"]), len(items) / statistics.median(times["plain"]),
                          ratio))
+            print(_row(*rows[-1]), file=sys.stderr, flush=True)
         finally:
             shutil.rmtree(work, ignore_errors=True)
     print(f"{'language (suite)':<26}{'samples':>8}{'passed (passk/plain)':>22}{'passk /s':>10}{'plain /s':>10}"
           f"{'ratio':>8}")
-    for label, count, ours, theirs, ours_rate, theirs_rate, ratio in rows:
-        print(f"{label:<26}{count:>8}{f'{ours}/{theirs}':>22}{ours_rate:>10.2f}{theirs_rate:>10.2f}{ratio:>7.2f}x")
+    for row in rows:
+        print(_row(*row))
+
+
+def _row(label, count, ours, theirs, ours_rate, theirs_rate, ratio):
+    return f"{label:<26}{count:>8}{f'{ours}/{theirs}':>22}{ours_rate:>10.2f}{theirs_rate:>10.2f}{ratio:>7.2f}x"
 
 
 if __name__ == "__main__":
