@@ -5,15 +5,19 @@ passed when it exits 0), with the same number of workers, side by side in one ru
 
     cargo build --release -p passk-cli
     python3 bench/languages.py [--languages cpp,typescript] [--suites multipl-e,humaneval-x]
-                               [--problems 40] [--jobs 2] [--rounds 1]
+                               [--problems 40] [--samples 10] [--jobs 2] [--rounds 1]
 
 Each row's samples are real-looking answers to the first --problems problems of a
-released file in ../shared/benchmarks (or --benchmarks). MultiPL-E's HumanEval files, in
-every language, have no solutions: each problem gets a wrong answer (one that compiles
-and returns a default value, so that the tests run and fail) and one that does not
-compile. HumanEval-X's C++, Java, Go, Rust and JavaScript have canonical solutions: each
-problem gets its canonical solution, a wrong one (its first comparison turned around)
-and one that does not compile (the plain harness uses the Rust crates passk built).
+released file in ../shared/benchmarks (or --benchmarks), --samples of each (n, 10 by
+default, as a pass@1 estimate at a temperature takes: MultiPL-E's own runs take 20 or
+200), two that compile for every one that does not. MultiPL-E's HumanEval files, in
+every language, have no solutions: their answers are a wrong one (it compiles and
+returns a default value, so that the tests run and fail) and one that does not compile.
+HumanEval-X's C++, Java, Go, Rust and JavaScript have canonical solutions: their answers
+are the canonical solution, a wrong one (its first comparison turned around) and one
+that does not compile (the plain harness uses the Rust crates passk built).
+Both harnesses use the same compilers: Debian's (a rustup toolchain on the PATH is not
+passk's).
 Every sample is distinct (--no-dedup for passk), so identical programs are no help to it
 here. passk runs once before it is timed, so that the toolchains' one-time builds (C++'s
 precompiled headers, Rust's crates) are not counted.
@@ -90,7 +94,7 @@ SUITES = {
     ("go", "multipl-e"): ("multipl-e/humaneval-go.jsonl.gz", _multipl_e, "main_test.go",
                           None, ["env", "GO111MODULE=off", "GOPATH=/usr/share/gocode", "go", "test", "main_test.go"]),
     ("rust", "multipl-e"): ("multipl-e/humaneval-rs.jsonl.gz", _multipl_e, "main.rs",
-                            ["rustc", "--edition=2021", "-o", "main", "main.rs"], ["./main"]),
+                            ["/usr/bin/rustc", "--edition=2021", "-o", "main", "main.rs"], ["./main"]),
     ("javascript", "multipl-e"): ("multipl-e/humaneval-js.jsonl.gz", _multipl_e, "main.js", None,
                                   ["node", "main.js"]),
     ("typescript", "multipl-e"): ("multipl-e/humaneval-ts.jsonl.gz", _multipl_e, "main.ts",
@@ -104,7 +108,7 @@ SUITES = {
     ("go", "humaneval-x"): ("humaneval-x/humaneval_go.jsonl.gz", _go_program, "main_test.go",
                             None, ["env", "GO111MODULE=off", "GOPATH=/usr/share/gocode", "go", "test", "main_test.go"]),
     ("rust", "humaneval-x"): ("humaneval-x/humaneval_rust.jsonl.gz", _rust_program, "main.rs",
-                              ["rustc", "--edition=2021", "--test", "-o", "main", "main.rs"], ["./main"]),
+                              ["/usr/bin/rustc", "--edition=2021", "--test", "-o", "main", "main.rs"], ["./main"]),
     ("javascript", "humaneval-x"): ("humaneval-x/humaneval_js.jsonl.gz",
                                     lambda record, completion: record["prompt"] + completion + "\n" + record["test"],
                                     "main.js", None, ["node", "main.js"]),
@@ -152,14 +156,21 @@ def wrong_of(canonical):
     return "\n" + canonical
 
 
-def samples(language, suite):
+def samples(language, suite, per_problem):
+    """`per_problem` samples of each problem, taken in turn from its answers (two that
+    compile to one that does not), each made distinct by a comment naming its place."""
     found = []
+    comment = "#" if language == "bash" else "//"
     for record in suite:
         canonical = record.get("canonical_solution")
-        answers = [canonical, wrong_of(canonical)] if canonical else [wrong_answer(language, record["prompt"])]
+        if canonical:
+            answers = [canonical, wrong_of(canonical)]
+        else:
+            answers = [wrong_answer(language, record["prompt"])] * 2
         answers.append(BROKEN + answers[-1])
-        for answer in answers:
-            found.append({"task_id": task_id(record), "completion": answer})
+        for index in range(per_problem):
+            answer = answers[index % len(answers)]
+            found.append({"task_id": task_id(record), "completion": f"\n{comment} sample {index}\n" + answer})
     return found
 
 
@@ -187,6 +198,17 @@ def plain(row, suite, items, jobs, timeout):
         return sum(pool.map(one, items))
 
 
+# passk's exit status when some problems cannot be judged (HumanEval-X's Rust/32, whose
+# tests are commented out): their samples are `unjudgeable`, and the rest are judged.
+EXIT_INVALID_PROBLEMS = 4
+
+
+def _run_passk(argv):
+    ran = subprocess.run(argv, capture_output=True, text=True)
+    if ran.returncode not in (0, EXIT_INVALID_PROBLEMS):
+        sys.exit(f"passk failed ({ran.returncode}): {ran.stderr[-2000:]}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--passk", default=os.path.join(ROOT, "target", "release", "passk"))
@@ -194,6 +216,7 @@ def main():
     parser.add_argument("--languages", default=",".join(dict.fromkeys(language for language, _ in SUITES)))
     parser.add_argument("--suites", default="multipl-e,humaneval-x")
     parser.add_argument("--problems", type=int, default=40, help="the first N problems of each file")
+    parser.add_argument("--samples", type=int, default=10, help="samples per problem (n)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=20)
     parser.add_argument("--rounds", type=int, default=1)
@@ -205,7 +228,7 @@ def main():
     for row in [row for row in wanted if row in SUITES]:
         path = os.path.join(args.benchmarks, SUITES[row][0])
         suite = records(path, args.problems)
-        items = samples(row[0], suite)
+        items = samples(row[0], suite, args.samples)
         work = tempfile.mkdtemp(prefix=f"passk-bench-{row[0]}-")
         try:
             with open(os.path.join(work, "samples.jsonl"), "w") as out:
@@ -214,12 +237,12 @@ def main():
                      "--jobs", str(args.jobs), "--timeout", str(args.timeout), "--no-dedup", "--k", "1", "--restart"]
             # Once before timing: the toolchain's one-time builds (Rust's crates, C++'s
             # headers) are not a run's cost, and the plain harness uses the crates.
-            subprocess.run(passk, check=True, capture_output=True)
+            _run_passk(passk)
             times = {"passk": [], "plain": []}
             passed = {}
             for _ in range(args.rounds):
                 started = time.perf_counter()
-                subprocess.run(passk, check=True, capture_output=True)
+                _run_passk(passk)
                 times["passk"].append(time.perf_counter() - started)
                 with open(os.path.join(work, "samples.jsonl_results.jsonl")) as results:
                     passed["passk"] = sum(json.loads(line)["passed"] for line in results)

@@ -52,12 +52,16 @@ def serving_source(code, entry, declaration, driver):
                    if spec[1] in _USED_BY and spec[0] not in ("_", "."))
     if codegeex:
         # The declarations after test_setup's are the prompt's, which CodeGeeX drops;
-        # `pkg not in test_setup` is its test, on test_setup's text.
+        # `pkg not in test_setup` is its test, on test_setup's text. CodeGeeX adds a
+        # package where `name.` is anywhere in the completion's text, and so fails an
+        # honest answer that says `runtime.` (time) or names a package in a comment
+        # with "imported and not used"; here it is a package's name used in the code.
         test_setup = " ".join(path for _, path in harness)
         at = rest.find(declaration)
         completion = rest[at + len(declaration):] if at >= 0 else rest
+        named = set(re.findall(r"\b(\w+)\s*\.", _NOISE.sub(" ", completion)))
         imports += [(None, path) for path in _CODEGEEX_IMPORTS
-                    if path not in test_setup and path.rsplit("/", 1)[-1] + "." in completion]
+                    if path not in test_setup and path.rsplit("/", 1)[-1] in named]
         # And the imports after test_setup's that the code uses: every prompt's are of
         # CodeGeeX's list, which the line above adds where used; a solution's own may not be.
         words = set(re.findall(r"\b(\w+)\s*\.", _NOISE.sub(" ", rest)))

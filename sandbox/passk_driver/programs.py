@@ -20,6 +20,7 @@ import json
 import os
 import pathlib
 import re
+import resource
 import select
 import shutil
 import signal
@@ -57,9 +58,22 @@ def seal(fd):
     fcntl.fcntl(fd, fcntl.F_ADD_SEALS, _SEALS)
 
 
+def _judge_environment():
+    return _allocator({"PATH": _PATH, "LANG": "C.UTF-8"})
+
+
 def _environment():
     home = os.getcwd()
-    return {"PATH": _PATH, "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    return _allocator({"PATH": _PATH, "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"})
+
+
+def _allocator(environment):
+    """`environment`, and under an address-space limit one arena for the C library's
+    allocator, which would reserve 64 MiB of the limit for each thread that allocates
+    (a JVM's dozen)."""
+    if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+        environment["MALLOC_ARENA_MAX"] = "1"
+    return environment
 
 
 # Java's comments, strings and characters, where no code is (java_assembly's too); and a
@@ -121,13 +135,15 @@ def build(build_rule, source, serving=None):
     packs the artifact into ARTIFACT_FD. Never returns. A function completion's program
     (`serving`: its entry point's name and declaration) is built with the language's
     serving code after it."""
+    command = None
     if serving is not None:
         entry, declaration = serving
         source = _assembly(build_rule).serving_source(source, entry, declaration, _DRIVER)
+        command = build_rule.get("serve_compile") or None
     name = _source_name(build_rule, source)
     _write_source(name, with_precompiled(build_rule, source))
     environment = _environment()
-    argv = _compile_command(build_rule, name, source)
+    argv = _address_limited(build_rule, _compile_command(build_rule, name, source, command))
     pid = os.fork()
     if pid == 0:
         try:
@@ -177,7 +193,7 @@ def run(build_rule, source):
     """In a test's confined process: executes the artifact, with the test's input on
     standard input. Never returns."""
     environment = _environment()
-    argv = _filled(build_rule["run"], artifact=_artifact_path(build_rule, source))
+    argv = _address_limited(build_rule, _filled(build_rule["run"], artifact=_artifact_path(build_rule, source)))
     try:
         if argv:
             os.execve(argv[0], argv, environment)
@@ -210,7 +226,8 @@ def serve_built(build_rule, source, entry_point):
     language's serving command where it has one. Never returns."""
     if not build_rule["serve"]:
         run(build_rule, source)
-    argv = _filled(build_rule["serve"], driver=_DRIVER, artifact=_artifact_path(build_rule, source), entry=entry_point)
+    argv = _address_limited(build_rule, _filled(build_rule["serve"], driver=_DRIVER,
+                                                artifact=_artifact_path(build_rule, source), entry=entry_point))
     try:
         os.execve(argv[0], argv, _environment())
     finally:
@@ -277,6 +294,22 @@ def _compile_command(build_rule, name, source, command=None):
                 argv[at] = argv[at] + os.pathsep + link[1]
                 link = link[2:]
             argv += link
+    return argv
+
+
+def _address_limited(build_rule, argv):
+    """`argv` with the options its command takes under this process's address-space
+    limit (languages.toml's `address_limited`), where one is in force."""
+    limit, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if not argv or limit == resource.RLIM_INFINITY:
+        return argv
+    for rule in build_rule.get("address_limited", ()):
+        if os.path.basename(argv[0]) == rule["command"]:
+            mib = limit >> 20
+            options = [re.sub(r"\{address_space/(\d+)\}", lambda found: str(mib // int(found.group(1))), option)
+                       for option in rule["options"]]
+            at = argv.index(rule["at"]) if rule.get("at") in argv[1:] else 1
+            return argv[:at] + options + argv[at:]
     return argv
 
 
@@ -366,8 +399,9 @@ def judge(suite_id, data, build_rule, channel_fds, record_type):
             os.close(stderr_fd)
             return record_type("unjudgeable", built, "failed: cannot be judged")
         descriptors[_JUDGE_EXECUTABLE] = built
-        argv = _filled(build_rule.get("judge_run") or build_rule["run"], artifact=f"/proc/self/fd/{_JUDGE_EXECUTABLE}",
-                       driver=_DRIVER, entry=data["entry_point"])
+        argv = _address_limited(build_rule, _filled(build_rule.get("judge_run") or build_rule["run"],
+                                                    artifact=f"/proc/self/fd/{_JUDGE_EXECUTABLE}", driver=_DRIVER,
+                                                    entry=data["entry_point"]))
         argv, executable = (argv, argv[0]) if argv else ([build_rule["language"] + "-tests"], _JUDGE_EXECUTABLE)
     else:
         descriptors[_JUDGE_HELPERS] = memory_file("helpers", _encoded(program.get("helpers", "")))
@@ -379,7 +413,7 @@ def judge(suite_id, data, build_rule, channel_fds, record_type):
         if pid == 0:
             try:
                 confine.keep_descriptors(descriptors)
-                os.execve(executable, argv, {"PATH": _PATH, "LANG": "C.UTF-8"})
+                os.execve(executable, argv, _judge_environment())
             finally:
                 os._exit(127)
         for fd, held in descriptors.items():
@@ -493,13 +527,14 @@ def _build_here(build_rule, source):
         name = _source_name(build_rule, source)
         with open(os.path.join(directory, name), "w", encoding="utf-8") as written:
             written.write(with_precompiled(build_rule, source))
-        argv = _compile_command(build_rule, name, source, build_rule.get("judge_compile") or build_rule["compile"])
+        argv = _address_limited(build_rule, _compile_command(build_rule, name, source,
+                                                             build_rule.get("judge_compile") or build_rule["compile"]))
         cache = None
         if any("{cache}" in word for word in argv):
             cache = _laid_cache(directory)
             argv = _filled(argv, cache=cache)
         stderr_fd = os.memfd_create("stderr", os.MFD_CLOEXEC)
-        environment = {"PATH": _PATH, "HOME": directory, "TMPDIR": directory, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+        environment = {**_environment(), "HOME": directory, "TMPDIR": directory}
         with _Children():
             pid = os.fork()
             if pid == 0:

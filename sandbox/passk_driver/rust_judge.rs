@@ -1,10 +1,9 @@
 // The tests' side of a Rust function completion (see rust_wire.rs): the problem's
 // helpers, a stand-in for each entry point with its declared type, and the tests, built
-// with the test harness.
+// with the test harness. The wire is the crate passk_wire, built once per toolchain
+// (languages.toml's `prebuilt`).
 {helpers}
 {stand_ins}
-#[path = "{driver}/rust_wire.rs"]
-mod passk_wire;
 
 // rand 0.4's interface, which HumanEval-X's tests are written for (CodeGeeX builds them
 // with rand 0.4: `gen_range(low, high)`), over Debian's rand 0.8 (`passk_rand`).

@@ -1,8 +1,7 @@
 // The candidate's side of a Rust function completion (see rust_wire.rs): appended to the
 // candidate's code, whose entry points it serves, each through a pointer of its declared
-// type.
-#[path = "{driver}/rust_wire.rs"]
-mod passk_wire;
+// type. The wire is the crate passk_wire, built once per toolchain (languages.toml's
+// `prebuilt`).
 
 fn main() {
     passk_wire::serve(|passk_index, passk_input| match passk_index {

@@ -1,5 +1,5 @@
-// passk's wire for Rust function completions (see programs.py), a module of both
-// programs. The candidate's program is its code with a `main` that serves calls of its
+// passk's wire for Rust function completions (see programs.py), a crate both programs
+// link (built once per toolchain: languages.toml's `prebuilt`). The candidate's program is its code with a `main` that serves calls of its
 // entry points (rust_serve.rs); the tests' program is the problem's helpers and tests,
 // with a stand-in for each entry point that sends its arguments to the candidate's
 // process and reads back the value it returned (rust_judge.rs). Only values cross, as

@@ -441,8 +441,8 @@ fn assert_every_language_judged(finished: &Finished, results: &[Value], how: &st
 /// as a wrong answer does. With the README's flags for full isolation, as the image's
 /// own user; and with Docker's default flags, where containment degrades (no control
 /// groups, level `minimal`) and every language still works, through the README's own
-/// command as written, as a user the image does not know. Both with `--memory-limit 0`
-/// and the container's `--memory`, as the README says Java needs without control groups.
+/// command as written, as a user the image does not know: without control groups, the
+/// memory limit bounds each process's address space, a JVM's included.
 #[test]
 fn the_languages_image_judges_every_language_with_full_isolation_and_degraded() {
     let Some(image) = languages_image("the_languages_image_judges_every_language_with_full_isolation_and_degraded")
@@ -509,7 +509,7 @@ fn evaluate_languages_in_container(image: &str, flags: &[&str]) -> ContainerRun 
     command
         .arg(image)
         .args(["evaluate", "samples.jsonl", "--problems", "problems.jsonl", "--k", "1", "--no-dedup"])
-        .args(["--timeout", "10", "--compile-timeout", "120", "--memory-limit", "0", "--results", "results.jsonl"]);
+        .args(["--timeout", "10", "--compile-timeout", "120", "--results", "results.jsonl"]);
     let finished = finish(&mut command);
     let results_path = data.path().join("results.jsonl");
     let results = if results_path.exists() { read_jsonl(&results_path) } else { Vec::new() };

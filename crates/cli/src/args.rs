@@ -317,8 +317,11 @@ impl SuiteArgs {
         })
     }
 
+    /// The cache directory, absolute: the commands of a language's toolchain name the
+    /// libraries built there, and run in the sandbox's directories, not this one.
     pub fn cache_dir(&self) -> PathBuf {
-        self.cache_dir.clone().unwrap_or_else(passk_eval::expected::default_cache_dir)
+        let dir = self.cache_dir.clone().unwrap_or_else(passk_eval::expected::default_cache_dir);
+        std::path::absolute(&dir).unwrap_or(dir)
     }
 }
 

@@ -440,9 +440,11 @@ mod tests {
             serve: Vec::new(),
             judge: Vec::new(),
             assembly: assembly.map(str::to_owned),
+            serve_compile: Vec::new(),
             judge_compile: Vec::new(),
             judge_run: Vec::new(),
             libraries: Vec::new(),
+            address_limited: Vec::new(),
             prebuilt: None,
             precompiled: Vec::new(),
         })

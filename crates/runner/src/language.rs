@@ -73,6 +73,10 @@ pub struct ProgramRule {
     /// directory that makes the candidate's code a program serving calls of the entry
     /// point, and the tests a program of their own with a stand-in for it.
     pub assembly: Option<String>,
+    /// The command that builds a function completion's serving program, where it is not
+    /// `compile`.
+    #[serde(default)]
+    pub serve_compile: Vec<String>,
     /// The command that builds the tests' program, where it is not `compile`.
     #[serde(default)]
     pub judge_compile: Vec<String>,
@@ -83,6 +87,10 @@ pub struct ProgramRule {
     /// their classes).
     #[serde(default)]
     pub libraries: Vec<Library>,
+    /// Options a command takes where each process's address space is limited (no
+    /// control group bounds the sample's memory), sized from the limit.
+    #[serde(default)]
+    pub address_limited: Vec<AddressLimited>,
     /// Libraries passk builds itself for the language's programs, once per toolchain.
     pub prebuilt: Option<Prebuilt>,
 }
@@ -134,6 +142,18 @@ pub struct Library {
     pub include: String,
     /// The compiler's arguments that link it.
     pub link: Vec<String>,
+}
+
+/// Options for one of a language's commands under an address-space limit: put before
+/// the word `at` (or after the command's first word), with `{address_space/N}` an Nth of
+/// the limit in MiB.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AddressLimited {
+    /// The command's executable, as its first word names it.
+    pub command: String,
+    pub at: Option<String>,
+    pub options: Vec<String>,
 }
 
 impl ProgramRule {

@@ -11,7 +11,7 @@ use serde::Serialize;
 use thiserror::Error;
 use wait_timeout::ChildExt;
 
-use crate::language::{Artifact, Header, Language, Library, Prebuilt};
+use crate::language::{AddressLimited, Artifact, Header, Language, Library, Prebuilt};
 
 /// How long a toolchain may take to print its version (a JVM starts in under a second).
 const VERSION_LIMIT: Duration = Duration::from_secs(30);
@@ -37,9 +37,11 @@ pub struct Toolchain {
     /// How a compiled language's function completions are assembled and their tests
     /// built and run (see `ProgramRule`).
     pub assembly: Option<String>,
+    pub serve_compile: Vec<String>,
     pub judge_compile: Vec<String>,
     pub judge_run: Vec<String>,
     pub libraries: Vec<Library>,
+    pub address_limited: Vec<AddressLimited>,
     /// The directory of libraries passk built for the language's programs (see
     /// `Prebuilt`), which the sandbox shows read-only; its path is in the commands.
     pub prebuilt: Option<PathBuf>,
@@ -115,9 +117,11 @@ impl Toolchain {
             serve: resolved(&rule.serve)?,
             judge: resolved(&rule.judge)?,
             assembly: rule.assembly.clone(),
+            serve_compile: resolved(&rule.serve_compile)?,
             judge_compile: resolved(&rule.judge_compile)?,
             judge_run: resolved(&rule.judge_run)?,
             libraries: rule.libraries.clone(),
+            address_limited: rule.address_limited.clone(),
             precompiled: rule.prebuilt.as_ref().map(|prebuilt| prebuilt.headers.clone()).unwrap_or_default(),
             prebuilt,
         })

@@ -140,7 +140,14 @@ pub fn describe_toolchains(toolchains: &Toolchains, limits: &passk_runner::Limit
         .found()
         .map(|toolchain| {
             let name = toolchain.path.file_name().map_or_else(String::new, |name| name.to_string_lossy().into_owned());
-            format!("{}: {name} {} ({})", toolchain.language, toolchain.version, toolchain.path.display())
+            let built = match &toolchain.prebuilt {
+                Some(dir) if !toolchain.precompiled.is_empty() => {
+                    format!("; {} precompiled headers in {}", toolchain.precompiled.len(), dir.display())
+                }
+                Some(dir) => format!("; what its programs use built once in {}", dir.display()),
+                None => String::new(),
+            };
+            format!("{}: {name} {} ({}{built})", toolchain.language, toolchain.version, toolchain.path.display())
         })
         .collect();
     (!found.is_empty()).then(|| {

@@ -123,8 +123,8 @@ impl Prepared {
     pub fn chat_hint(&self) -> Option<String> {
         (self.chat_like > 0).then(|| {
             format!(
-                "{} of {} {} like raw chat output (a markdown fence, or prose before the code), which fails as \
-                 Python; use --extract to take the program out of each answer",
+                "{} of {} {} like raw chat output (a markdown fence, or prose before the code), which does not \
+                 run as code; use --extract to take the program out of each answer",
                 self.chat_like,
                 passk_report::words::plural(self.total, "sample"),
                 if self.chat_like == 1 { "looks" } else { "look" }
