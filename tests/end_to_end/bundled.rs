@@ -43,7 +43,10 @@ fn the_bundled_samples_get_the_verdicts_they_were_written_for() {
     assert_eq!(without_cgroups(shown), without_cgroups(&finished.stdout), "the README's table is the run's");
 
     let mut summary: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
-    for machine_specific in ["samples", "results", "python", "python_version", "jobs"] {
+    let driver = summary["settings"]["driver_sha256"].as_str().unwrap_or_default();
+    assert!(driver.len() == 64 && driver.bytes().all(|byte| byte.is_ascii_hexdigit()), "{driver}");
+    // The driver's digest changes with every change of the driver or the language table.
+    for machine_specific in ["samples", "results", "python", "python_version", "jobs", "driver_sha256"] {
         summary["settings"][machine_specific] = Value::from("[redacted]");
     }
     for machine_specific in

@@ -137,6 +137,7 @@ fn file_of(setting: &str, current: &Map<String, Value>) -> Option<String> {
         },
         "problems_sha256" => format!("the problem set {}", path("problems")),
         "checker_sha256" => "the --checker file".to_owned(),
+        "driver_sha256" => "passk's driver and language table (another build of passk)".to_owned(),
         _ => return None,
     })
 }
@@ -206,6 +207,21 @@ mod tests {
             ["fallback (--no-fallback): was true, now false", "set.base_only: was false, now true"]
         );
         assert!(found.describe().contains("; "), "{}", found.describe());
+    }
+
+    /// Regression: a run interrupted under one build of passk resumed under another of
+    /// the same version (another commit, another driver or language table) and mixed
+    /// their verdicts in one results file; the driver's digest is a setting, named.
+    #[test]
+    fn another_build_of_passk_is_a_difference() {
+        let was = settings(json!({"passk_version": "0.1.0", "driver_sha256": "aa"}));
+        let now = settings(json!({"passk_version": "0.1.0", "driver_sha256": "bb"}));
+        let found = differences(&was, &now);
+        assert_eq!(found.files.len(), 1, "{found:?}");
+        assert!(found.files[0].starts_with("passk's driver and language table"), "{found:?}");
+        let current = passk_runner::sandbox::driver_package::judging_digest();
+        assert_eq!(current.len(), 64);
+        assert_eq!(current, passk_runner::sandbox::driver_package::judging_digest(), "a digest, the same each time");
     }
 
     /// A setting only one run has is "nothing" in the other.

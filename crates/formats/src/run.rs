@@ -12,6 +12,9 @@ use crate::problems::Format;
 #[derive(Debug, Clone, Serialize)]
 pub struct VerdictSettings {
     pub passk_version: String,
+    /// passk's driver and language table (`judging_digest`): a build of the same
+    /// version from another commit may judge otherwise.
+    pub driver_sha256: String,
     pub samples: String,
     pub samples_sha256: String,
     pub problems: String,

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use serde::Deserialize;
 
-const TABLE: &str = include_str!("../../../sandbox/languages.toml");
+pub(crate) const TABLE: &str = include_str!("../../../sandbox/languages.toml");
 
 // The drivers' files, by directory (see build.rs).
 include!(concat!(env!("OUT_DIR"), "/drivers.rs"));

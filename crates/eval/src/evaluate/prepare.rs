@@ -153,6 +153,7 @@ fn settings(
     let set = &options.set;
     VerdictSettings {
         passk_version: env!("CARGO_PKG_VERSION").to_owned(),
+        driver_sha256: passk_runner::sandbox::driver_package::judging_digest(),
         samples: options.samples.display().to_string(),
         samples_sha256: samples_sha256.to_owned(),
         problems: problems.name.clone(),

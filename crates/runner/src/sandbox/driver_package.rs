@@ -25,6 +25,18 @@ pub fn digest(language: &Language) -> String {
     format!("{:x}", hasher.finalize())
 }
 
+/// A digest of what judges beside passk's version: the host's driver (which holds every
+/// language's serving and judging programs) and the language table's commands. A build
+/// from another commit of the same version may judge otherwise, and a resumed run must
+/// not mix its verdicts with this one's.
+pub fn judging_digest() -> String {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    hasher.update(digest(Language::python()).as_bytes());
+    hasher.update(crate::language::TABLE.as_bytes());
+    format!("{:x}", hasher.finalize())
+}
+
 /// Each file of the language's driver, by name: its own files and this machine's
 /// system-call filters, one of which the driver installs in every candidate.
 pub fn files(language: &Language) -> Vec<(&'static str, Vec<u8>)> {
