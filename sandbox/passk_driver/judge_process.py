@@ -15,6 +15,7 @@ candidate runs as that user.
 """
 
 import os
+import resource
 import select
 import signal
 import socket
@@ -73,12 +74,19 @@ def serve(control_fd, link_fd, privileged, ipc_namespace_per_sample, sample_grou
         confine.drop_privileges(privileged, None)
         confine.keep_descriptors({CONTROL_FD: control_fd, LINK_FD: link_fd})
         # No CPU limit: it would add up over every sample; the driver's deadline covers each.
-        confine.set_limits({key: request.get(key) for key in ("memory_bytes", "file_size_bytes", "open_files")})
+        confine.set_limits({key: request.get(key) for key in ("file_size_bytes", "open_files")})
+        # The memory limit bounds the judge's own address space (what it builds from a
+        # sample's answers) but not its hard limit: the tests' programs it builds and runs
+        # (programs.py) are the problem's, and a compiler or a Go or Java runtime reserves
+        # more address space than a sample's limit of memory (a Go program, 800 MiB);
+        # there the sample's control group, where there is one, counts what they hold.
+        memory = request.get("memory_bytes")
+        if memory:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, resource.getrlimit(resource.RLIMIT_AS)[1]))
         control = socket.socket(fileno=CONTROL_FD)
         link = HarnessLink(LINK_FD)
         # What one sample's answers may take to build here: half its memory limit, so
         # that the judge meets the budget before its own limit.
-        memory = request.get("memory_bytes")
         budget = memory // 2 if memory else None
         while True:
             received = _receive(control)

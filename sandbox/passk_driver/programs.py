@@ -59,7 +59,14 @@ def seal(fd):
 
 
 def _judge_environment():
-    return _allocator({"PATH": _PATH, "LANG": "C.UTF-8"})
+    return {"PATH": _PATH, "LANG": "C.UTF-8"}
+
+
+def _lift_address_limit():
+    """In a child of the judge that executes the problem's tests' compiler or program:
+    the judge's address-space limit lifted to its hard limit (see judge_process)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
 
 
 def _environment():
@@ -399,9 +406,8 @@ def judge(suite_id, data, build_rule, channel_fds, record_type):
             os.close(stderr_fd)
             return record_type("unjudgeable", built, "failed: cannot be judged")
         descriptors[_JUDGE_EXECUTABLE] = built
-        argv = _address_limited(build_rule, _filled(build_rule.get("judge_run") or build_rule["run"],
-                                                    artifact=f"/proc/self/fd/{_JUDGE_EXECUTABLE}", driver=_DRIVER,
-                                                    entry=data["entry_point"]))
+        argv = _filled(build_rule.get("judge_run") or build_rule["run"], artifact=f"/proc/self/fd/{_JUDGE_EXECUTABLE}",
+                       driver=_DRIVER, entry=data["entry_point"])
         argv, executable = (argv, argv[0]) if argv else ([build_rule["language"] + "-tests"], _JUDGE_EXECUTABLE)
     else:
         descriptors[_JUDGE_HELPERS] = memory_file("helpers", _encoded(program.get("helpers", "")))
@@ -413,6 +419,7 @@ def judge(suite_id, data, build_rule, channel_fds, record_type):
         if pid == 0:
             try:
                 confine.keep_descriptors(descriptors)
+                _lift_address_limit()
                 os.execve(executable, argv, _judge_environment())
             finally:
                 os._exit(127)
@@ -527,20 +534,20 @@ def _build_here(build_rule, source):
         name = _source_name(build_rule, source)
         with open(os.path.join(directory, name), "w", encoding="utf-8") as written:
             written.write(with_precompiled(build_rule, source))
-        argv = _address_limited(build_rule, _compile_command(build_rule, name, source,
-                                                             build_rule.get("judge_compile") or build_rule["compile"]))
+        argv = _compile_command(build_rule, name, source, build_rule.get("judge_compile") or build_rule["compile"])
         cache = None
         if any("{cache}" in word for word in argv):
             cache = _laid_cache(directory)
             argv = _filled(argv, cache=cache)
         stderr_fd = os.memfd_create("stderr", os.MFD_CLOEXEC)
-        environment = {**_environment(), "HOME": directory, "TMPDIR": directory}
+        environment = {"PATH": _PATH, "HOME": directory, "TMPDIR": directory, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
         with _Children():
             pid = os.fork()
             if pid == 0:
                 try:
                     os.chdir(directory)
                     confine.keep_descriptors({1: stderr_fd, 2: stderr_fd})
+                    _lift_address_limit()
                     os.execve(argv[0], argv, environment)
                 finally:
                     os._exit(127)

@@ -499,6 +499,13 @@ fn cpp_function_completions_carry_the_suites_types() {
     let (finished, results) = evaluate_samples(evaluate, dir.path(), &problems, &samples);
     assert_eq!(finished.code, Some(4), "{}", finished.stderr);
     assert!(finished.stderr.contains("1 problem cannot be judged: HumanEval_103_rounded_avg"), "{}", finished.stderr);
+    // Regression: the hint was Python's, which named --verdicts in-process, refused for
+    // samples in other languages.
+    assert!(
+        finished.stderr.contains("always judged apart from the candidate") && !finished.stderr.contains("in-process"),
+        "{}",
+        finished.stderr
+    );
     assert!(finished.stdout.contains("cpp: "), "{}", finished.stdout);
     for name in ["any", "overloaded-name", "map", "tuple-of-optionals"] {
         assert_eq!(named(&results, name)["status"], "passed", "{}", named(&results, name));
@@ -1032,5 +1039,59 @@ fn a_relative_cache_dir_reaches_the_compiler() {
     for result in passk_tests::read_jsonl(&dir.path().join("samples.jsonl_results.jsonl")) {
         let expected = if result["name"] == "java: right" { "passed" } else { "failed" };
         assert_eq!(result["status"], expected, "{result}");
+    }
+}
+
+/// Regression: APPS's and LiveCodeBench's harnesses put Python's imports before every
+/// program (their preamble), and passk put them before programs in every language: a
+/// right C++ answer was a `compile-error` ("‘import’ does not name a type"), a right
+/// JavaScript one a SyntaxError. A program in another language runs as it is; Python's
+/// still gets the preamble (an honest program may use what it imports without importing
+/// it).
+#[test]
+fn the_suites_python_preamble_is_for_python_programs_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let answer =
+        |language: &str, solution: &str| json!({"task_id": "4000", "language": language, "solution": solution});
+    let samples = [
+        answer("cpp", "#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<\"\\n\";}\n"),
+        answer(
+            "javascript",
+            "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\nconsole.log(a + b);\n",
+        ),
+        answer("python", "print(sum(map(int, sys.stdin.read().split())))\n"),
+    ];
+    let evaluate = passk(["evaluate", "--k", "1", "--partial", "--restart", "--no-dedup"]);
+    let (finished, results) = evaluate_samples(evaluate, dir.path(), &format_fixture("apps.jsonl"), &samples);
+    assert_eq!(statuses(&results), ["passed", "passed", "passed"], "{}\n{results:#?}", finished.stderr);
+}
+
+/// Regression: the judge's address space is bounded by the sample's memory limit, and
+/// the tests' programs it builds and runs inherited that bound: at `--memory-limit 512`
+/// Go's compiler and programs (which reserve 800 MiB of address space), rustc, javac and
+/// tsc could not start, and every function completion in those languages was
+/// `unjudgeable`, "the problem's tests do not compile". They now run under the judge's
+/// hard limit (and the sample's control group), and every language is judged right.
+#[test]
+fn a_small_memory_limit_leaves_the_tests_programs_buildable() {
+    let fixture = passk_tests::repo_root().join("tests/end_to_end/samples");
+    let dir = tempfile::tempdir().unwrap();
+    let mut evaluate = passk(["evaluate", "--k", "1", "--no-dedup", "--restart", "--memory-limit", "512"]);
+    evaluate.args(["--timeout", "10"]);
+    let samples = passk_tests::read_jsonl(&fixture.join("text-length.jsonl"));
+    let (finished, results) =
+        evaluate_samples(evaluate, dir.path(), &fixture.join("text-length-problems.jsonl"), &samples);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert_eq!(results.len(), samples.len());
+    for result in &results {
+        let name = result["name"].as_str().unwrap();
+        let expected: &[&str] = if name.ends_with(": right") {
+            &["passed"]
+        } else if name.ends_with(": wrong") {
+            &["failed"]
+        } else {
+            &["failed", "error"]
+        };
+        assert!(expected.contains(&result["status"].as_str().unwrap()), "{result}");
     }
 }

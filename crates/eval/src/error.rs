@@ -147,6 +147,10 @@ pub enum UnjudgeableBecause {
     /// Inputs whose expected outputs come from the canonical solution (HumanEval+,
     /// MBPP+), which gave none here.
     ExpectedOutputs,
+    /// Tests in another language than the host's (HumanEval-X's, MultiPL-E's), which are
+    /// always judged apart from the candidate: tests that run nothing or do not build, a
+    /// type the wire does not carry.
+    OtherLanguage,
     /// Not known here (results scored without their problems).
     Unknown,
 }
@@ -155,6 +159,9 @@ impl UnjudgeableBecause {
     pub fn of(format: passk_formats::problems::Format) -> UnjudgeableBecause {
         match format {
             passk_formats::problems::Format::Evalplus => UnjudgeableBecause::ExpectedOutputs,
+            passk_formats::problems::Format::HumanevalX | passk_formats::problems::Format::MultiplE => {
+                UnjudgeableBecause::OtherLanguage
+            }
             _ => UnjudgeableBecause::TestCode,
         }
     }
@@ -170,6 +177,11 @@ impl UnjudgeableBecause {
                 "their canonical solutions gave no expected outputs here (see the `unjudgeable` lines of the \
                  results); failed expected outputs are not cached, so the same command tries them again and runs only \
                  those samples"
+            }
+            UnjudgeableBecause::OtherLanguage => {
+                "the `unjudgeable` lines of the results say why (tests that run nothing or do not build, a type \
+                 passk cannot pass between processes); samples in other languages than Python are always judged \
+                 apart from the candidate, and the rest of the samples were judged"
             }
             UnjudgeableBecause::Unknown => "the `unjudgeable` lines of the results say why",
         }

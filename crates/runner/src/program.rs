@@ -230,7 +230,7 @@ impl Program {
         };
         Program {
             problem: problem.clone(),
-            judged: judged(problem, &candidate, solution),
+            judged: judged(problem, &candidate, solution, true),
             candidate,
             solution,
             toolchain: None,
@@ -239,7 +239,8 @@ impl Program {
 
     /// The same program in another language, which `toolchain` builds and runs.
     pub fn in_language(self, toolchain: Arc<Toolchain>) -> Program {
-        Program { toolchain: Some(toolchain), ..self }
+        let judged = judged(&self.problem, &self.candidate, self.solution, false);
+        Program { toolchain: Some(toolchain), judged, ..self }
     }
 
     /// Who decides this program's verdict when `asked` is: a program in another language
@@ -264,7 +265,7 @@ impl Program {
         debug_assert_eq!((&problem.prompt, &problem.entry_point), (&self.problem.prompt, &self.problem.entry_point));
         Program {
             problem: problem.clone(),
-            judged: judged(problem, &self.candidate, self.solution),
+            judged: judged(problem, &self.candidate, self.solution, self.toolchain.is_none()),
             candidate: self.candidate.clone(),
             solution: self.solution,
             toolchain: self.toolchain.clone(),
@@ -298,8 +299,10 @@ impl Program {
 
 /// The candidate with the setup code or preamble its process runs in judge mode, where
 /// the tests have some. The suffix that closes a completion's function (MultiPL-E's `}`)
-/// follows a completion only: a `solution` is a whole program, its function closed.
-fn judged(problem: &ProblemCode, candidate: &str, solution: bool) -> Option<String> {
+/// follows a completion only: a `solution` is a whole program, its function closed. A
+/// suite's preamble is what its harness puts before a Python program (APPS's and
+/// LiveCodeBench's imports): a program in another language (`host` false) runs as it is.
+fn judged(problem: &ProblemCode, candidate: &str, solution: bool, host: bool) -> Option<String> {
     match &problem.tests {
         Tests::Check(suite) => {
             let suffix = suite.candidate_suffix().filter(|_| !solution);
@@ -312,7 +315,9 @@ fn judged(problem: &ProblemCode, candidate: &str, solution: bool) -> Option<Stri
                 )),
             }
         }
-        Tests::Calls(suite) | Tests::Stdio(suite) => suite.preamble().map(|preamble| format!("{preamble}{candidate}")),
+        Tests::Calls(suite) | Tests::Stdio(suite) => {
+            suite.preamble().filter(|_| host).map(|preamble| format!("{preamble}{candidate}"))
+        }
     }
 }
 
