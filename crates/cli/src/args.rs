@@ -289,8 +289,9 @@ pub struct SuiteArgs {
     /// `checker.py INPUT OUTPUT ANSWER`, whose exit status 0 accepts the output.
     #[arg(long, value_name = "FILE", conflicts_with = "float_tolerance")]
     pub checker: Option<PathBuf>,
-    /// Where HumanEval+'s and MBPP+'s expected outputs are cached [default:
-    /// $XDG_CACHE_HOME/passk or ~/.cache/passk].
+    /// Where HumanEval+'s and MBPP+'s expected outputs are cached, and what other
+    /// languages' programs use is built once [default: $XDG_CACHE_HOME/passk or
+    /// ~/.cache/passk].
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
 }

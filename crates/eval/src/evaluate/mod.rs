@@ -81,7 +81,8 @@ pub struct EvaluateOptions {
     pub uncertainty: UncertaintyOptions,
     /// How the problem set's tests run.
     pub set: SetOptions,
-    /// Where HumanEval+'s and MBPP+'s expected outputs are cached.
+    /// Where HumanEval+'s and MBPP+'s expected outputs are cached, and what other
+    /// languages' programs use is built once (`Toolchain::find`).
     pub cache_dir: PathBuf,
 }
 
