@@ -59,12 +59,12 @@ def serving_source(code, entry, declaration, driver):
         test_setup = " ".join(path for _, path in harness)
         at = rest.find(declaration)
         completion = rest[at + len(declaration):] if at >= 0 else rest
-        named = set(re.findall(r"\b(\w+)\s*\.", _NOISE.sub(" ", completion)))
+        named = _qualifiers(completion)
         imports += [(None, path) for path in _CODEGEEX_IMPORTS
                     if path not in test_setup and path.rsplit("/", 1)[-1] in named]
         # And the imports after test_setup's that the code uses: every prompt's are of
         # CodeGeeX's list, which the line above adds where used; a solution's own may not be.
-        words = set(re.findall(r"\b(\w+)\s*\.", _NOISE.sub(" ", rest)))
+        words = _qualifiers(rest)
         imports += [spec for specs in declarations[1:] for spec in specs
                     if _name(spec) in words or spec[0] in ("_", ".")]
     else:
@@ -87,7 +87,7 @@ def tests_source(helpers, declaration, entry, tests, driver):
     declarations, code, _ = _split(helpers)
     # Every import of the helpers' code, test_setup's and the prompt's, that the helpers
     # or the tests use (Go refuses the others).
-    words = set(re.findall(r"\b(\w+)\s*\.", _NOISE.sub(" ", code + "\n" + tests)))
+    words = _qualifiers(code + "\n" + tests)
     imports = [spec for specs in declarations for spec in specs if _name(spec) in words or spec[0] in ("_", ".")]
     judge = template("go_judge.go", helpers=code, entry=entry, signature=signature,
                      tests=f"//line tests:1\n{tests}", tests_list="".join(f'{{"{name}", {name}}}, ' for name in names))
@@ -119,6 +119,12 @@ def _signature(declaration, entry):
     if found is None:
         return None
     return "func" + found.group(1).rstrip().removesuffix("{").rstrip()
+
+
+def _qualifiers(code):
+    """The names `code` qualifies another with (`name.`: a package's, where it is
+    one), outside its comments and strings."""
+    return set(re.findall(r"\b(\w+)\s*\.", _NOISE.sub(" ", code)))
 
 
 def _name(spec):

@@ -58,10 +58,6 @@ def seal(fd):
     fcntl.fcntl(fd, fcntl.F_ADD_SEALS, _SEALS)
 
 
-def _judge_environment():
-    return {"PATH": _PATH, "LANG": "C.UTF-8"}
-
-
 def _lift_address_limit():
     """In a child of the judge that executes the problem's tests' compiler or program:
     the judge's address-space limit lifted to its hard limit (see judge_process)."""
@@ -78,9 +74,15 @@ def _allocator(environment):
     """`environment`, and under an address-space limit one arena for the C library's
     allocator, which would reserve 64 MiB of the limit for each thread that allocates
     (a JVM's dozen)."""
-    if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+    if _address_limit() is not None:
         environment["MALLOC_ARENA_MAX"] = "1"
     return environment
+
+
+def _address_limit():
+    """This process's address-space limit, in bytes; None where it has none."""
+    limit, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return None if limit == resource.RLIM_INFINITY else limit
 
 
 # Java's comments, strings and characters, where no code is (java_assembly's too); and a
@@ -307,8 +309,8 @@ def _compile_command(build_rule, name, source, command=None):
 def _address_limited(build_rule, argv):
     """`argv` with the options its command takes under this process's address-space
     limit (languages.toml's `address_limited`), where one is in force."""
-    limit, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if not argv or limit == resource.RLIM_INFINITY:
+    limit = _address_limit()
+    if not argv or limit is None:
         return argv
     for rule in build_rule.get("address_limited", ()):
         if os.path.basename(argv[0]) == rule["command"]:
@@ -420,7 +422,7 @@ def judge(suite_id, data, build_rule, channel_fds, record_type):
             try:
                 confine.keep_descriptors(descriptors)
                 _lift_address_limit()
-                os.execve(executable, argv, _judge_environment())
+                os.execve(executable, argv, {"PATH": _PATH, "LANG": "C.UTF-8"})
             finally:
                 os._exit(127)
         for fd, held in descriptors.items():
