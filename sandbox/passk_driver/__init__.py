@@ -11,6 +11,9 @@ One file a job:
     evalplus.py   EvalPlus's comparisons, oracles and input rebuilding
     stdio.py      standard-input problems: a run per test, and comparing what it printed
     programs.py   programs in other languages: built in the sandbox, then run there
+    resident.py   compilers kept running for a slot's builds (javac's, tsc's), at level full
+    java_compile.java  javac through the compiler API, one build per request
+    ts_compile.js tsc's program with the standard library parsed once, one build per request
     js_serve.js   JavaScript: the candidate's process, answering the judge's calls
     js_judge.js   JavaScript: the judge's tests, with a stand-in for the entry point
     js_md5.js     the npm package js-md5, as HumanEval-X's JavaScript uses it

@@ -145,12 +145,13 @@ def _strays(spared, own_children):
     return _descendants(spared)
 
 
-def kill_strays(spared, own_children):
+def kill_strays(spared, own_children, kept=()):
     """Kills whatever a sample left running: every process below the driver but
-    `spared` (the judge, kept across samples), found from `own_children` (the driver's
-    OwnChildren) where the kernel lists them. Returns once none is left."""
+    `spared` (the judge, kept across samples) and `kept` (the slot's resident compilers,
+    which have no children), found from `own_children` (the driver's OwnChildren) where
+    the kernel lists them. Returns once none is left."""
     while True:
-        strays = _strays(spared, own_children)
+        strays = [pid for pid in _strays(spared, own_children) if pid not in kept]
         if not strays:
             return
         _sigkill(strays)

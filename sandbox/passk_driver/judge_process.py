@@ -21,7 +21,7 @@ import signal
 import socket
 import time
 
-from . import calls, cleanup, confine, judge, programs, stdio, wire
+from . import calls, cleanup, confine, judge, programs, resident, stdio, wire
 from .harness_link import HarnessLink, Lost
 
 _HEADER = 4
@@ -115,7 +115,7 @@ def _judge(link, problem, fds, budget):
     if problem[0] == "program":
         return _judge_program(link, problem, fds)
     if problem[0] == "build":
-        return _build_tests(link, problem)
+        return _build_tests(link, problem, fds[0] if fds else None)
     channel = wire.Channel(*fds, budget=budget)
     if problem[0] == "calls":
         return _judge_calls(link, problem, channel)
@@ -144,15 +144,16 @@ def _judge_program(link, problem, fds):
     return programs.judge(suite_id, held.data, build_rule, fds, judge.Record)
 
 
-def _build_tests(link, problem):
+def _build_tests(link, problem, compiler):
     """Builds the tests' program of a problem in a compiled language, for its samples to
-    come (see programs.tests_program). Whatever fails here is reported when it is judged."""
+    come (see programs.tests_program), by the resident compiler on `compiler` if the
+    driver passed one. Whatever fails here is reported when it is judged."""
     _, seq, suite_id, build_rule = problem
     try:
         held = link.suite(seq, suite_id)
     except Lost:
         return judge.Record("passed", "", "")
-    programs.tests_program(suite_id, held.data, build_rule)
+    programs.tests_program(suite_id, held.data, build_rule, compiler)
     return judge.Record("passed", "", "")
 
 
@@ -261,18 +262,26 @@ class JudgeProcess:
     def build_tests(self, context, request, problem, deadline):
         """Has the judge build the tests' program of `problem` (a compiled language's,
         see programs.py) before its candidate is forked, so that the build is not
-        counted against the candidate's time. A judge lost doing so is replaced, and the
+        counted against the candidate's time; by the slot's resident compiler of tests
+        where it keeps one (resident.py). A judge lost doing so is replaced, and the
         tests are then built within the candidate's time."""
+        build_rule = problem[3]
+        line = context.compilers.line(context, request, build_rule, resident.TESTS)
         try:
-            self.compare(context, request, ("build", *problem[1:]), deadline, "building the tests")
+            self.compare(context, request, ("build", *problem[1:]), deadline, "building the tests",
+                         () if line is None else (line,))
         except JudgeLost:
-            pass
+            # Its compiler may be stuck on the build the judge was stopped in.
+            context.compilers.stop(build_rule, resident.TESTS)
+        else:
+            context.compilers.retire_if_holding(build_rule, resident.TESTS, request)
 
-    def compare(self, context, request, problem, deadline, doing="comparing the output"):
+    def compare(self, context, request, problem, deadline, doing="comparing the output", fds=()):
         """The judge's Record of one output (see _compare); JudgeLost if the judge
-        ended, or was still comparing at `deadline` and was stopped."""
+        ended, or was still comparing at `deadline` and was stopped. `fds` go with the
+        problem."""
         self.ensure(context, request)
-        self.ask(problem)
+        self.ask(problem, fds)
         reader = _Reply()
         poller = select.poll()
         poller.register(self.control.fileno(), select.POLLIN)

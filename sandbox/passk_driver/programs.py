@@ -27,7 +27,7 @@ import signal
 import tempfile
 import zipfile
 
-from . import confine
+from . import confine, resident
 
 # Where a run's or a build's process finds the artifact's memory file.
 ARTIFACT_FD = 5
@@ -35,6 +35,8 @@ ARTIFACT_FD = 5
 EXIT_COMPILE_FAILED = 122
 # A build whose compiler could not be started at all.
 EXIT_NO_COMPILER = 123
+# A build whose resident compiler ended or hung up before it answered (see resident.py).
+EXIT_COMPILER_LOST = 124
 # The driver's own directory, where a language's serving and judging programs are.
 _DRIVER = os.path.dirname(os.path.abspath(__file__))
 # The descriptors of a judge program: the candidate's channel, its record, the
@@ -140,19 +142,24 @@ def _write_source(name, source):
 
 
 def build(build_rule, source, serving=None):
-    """In the build's confined process: writes the source, runs the compiler, and
-    packs the artifact into ARTIFACT_FD. Never returns. A function completion's program
-    (`serving`: its entry point's name and declaration) is built with the language's
-    serving code after it."""
+    """In the build's confined process: writes the source, runs the compiler (or asks
+    the slot's resident one, where the driver passed its line), and packs the artifact
+    into ARTIFACT_FD. Never returns. A function completion's program (`serving`: its
+    entry point's name and declaration) is built with the language's serving code after
+    it."""
     command = None
     if serving is not None:
         entry, declaration = serving
         source = _assembly(build_rule).serving_source(source, entry, declaration, _DRIVER)
         command = build_rule.get("serve_compile") or None
     name = _source_name(build_rule, source)
-    _write_source(name, with_precompiled(build_rule, source))
+    text = with_precompiled(build_rule, source)
+    argv = _compile_command(build_rule, name, source, command)
+    if _holds(resident.COMPILER_FD):
+        _build_by_resident(build_rule, name, text, source, argv)
+    _write_source(name, text)
     environment = _environment()
-    argv = _address_limited(build_rule, _compile_command(build_rule, name, source, command))
+    argv = _address_limited(build_rule, argv)
     pid = os.fork()
     if pid == 0:
         try:
@@ -168,6 +175,47 @@ def build(build_rule, source, serving=None):
                  else EXIT_COMPILE_FAILED)
     _pack(build_rule["artifact"], source, ".", ARTIFACT_FD, argv)
     os._exit(0)
+
+
+def _holds(fd):
+    try:
+        fcntl.fcntl(fd, fcntl.F_GETFD)
+    except OSError:
+        return False
+    return True
+
+
+def _build_by_resident(build_rule, name, text, source, argv):
+    """The build by the slot's resident compiler (resident.py): the files it wrote come
+    back in its reply and are written here, where the compiler would have written them,
+    before the artifact is packed from them. Never returns."""
+    try:
+        reply = resident.ask(resident.COMPILER_FD, [name, text, *argv[1:]])
+        status, said, written = int(reply[0]), reply[1], reply[2:]
+    except (resident.Lost, ValueError, IndexError):
+        os._exit(EXIT_COMPILER_LOST)
+    while said:
+        said = said[os.write(2, said):]
+    if status != 0:
+        os._exit(EXIT_COMPILE_FAILED)
+    if len(written) % 2:
+        os._exit(EXIT_COMPILER_LOST)
+    for path, data in zip(written[::2], written[1::2]):
+        path = os.path.normpath(path.decode("utf-8", "replace"))
+        if os.path.isabs(path) or path.split(os.sep)[0] == "..":
+            os._exit(EXIT_COMPILER_LOST)
+        if os.path.dirname(path):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as out:
+            out.write(data)
+    _pack(build_rule["artifact"], source, ".", ARTIFACT_FD, argv)
+    os._exit(0)
+
+
+def resident_process(build_rule):
+    """The command and environment that start `build_rule`'s resident compiler, in its
+    confined process."""
+    return _address_limited(build_rule, _filled(build_rule["resident"], driver=_DRIVER)), _environment()
 
 
 def _pack(artifact, source, directory, fd, argv):
@@ -504,12 +552,12 @@ _BUILT = {}
 _BUILT_KEPT = 64
 
 
-def tests_program(suite_id, data, build_rule):
+def tests_program(suite_id, data, build_rule, compiler=None):
     """The tests' program of a problem in a compiled language: its helpers and tests, with
     a stand-in for the entry point that passes each call to the candidate's process
-    (see _assembly), built once per problem in the judge's
-    process, where no candidate reaches its source; a memory file of the executable, or
-    why it could not be built."""
+    (see _assembly), built once per problem in the judge's process, where no candidate
+    reaches its source, or by the resident compiler of tests on `compiler`; a memory
+    file of the executable, or why it could not be built."""
     if suite_id in _BUILT:
         return _BUILT[suite_id]
     program = data["program"]
@@ -519,7 +567,7 @@ def tests_program(suite_id, data, build_rule):
     except ValueError as unassembled:
         built = str(unassembled)
     else:
-        built = _build_here(build_rule, source)
+        built = _build_here(build_rule, source, compiler)
     while len(_BUILT) >= _BUILT_KEPT:
         dropped = _BUILT.pop(next(iter(_BUILT)))
         if not isinstance(dropped, str):
@@ -528,21 +576,49 @@ def tests_program(suite_id, data, build_rule):
     return built
 
 
-def _build_here(build_rule, source):
-    """Builds `source` in a directory of this process's own, removed after; the
-    executable in a memory file, or why it did not build."""
+def _build_here(build_rule, source, compiler=None):
+    """Builds `source` in a directory of this process's own, removed after, by the
+    resident compiler on `compiler` where there is one and it answers; the executable
+    in a memory file, or why it did not build."""
     directory = tempfile.mkdtemp(prefix="passk-tests-")
     try:
         name = _source_name(build_rule, source)
+        text = with_precompiled(build_rule, source)
         with open(os.path.join(directory, name), "w", encoding="utf-8") as written:
-            written.write(with_precompiled(build_rule, source))
+            written.write(text)
         argv = _compile_command(build_rule, name, source, build_rule.get("judge_compile") or build_rule["compile"])
         cache = None
         if any("{cache}" in word for word in argv):
             cache = _laid_cache(directory)
             argv = _filled(argv, cache=cache)
-        stderr_fd = os.memfd_create("stderr", os.MFD_CLOEXEC)
-        environment = {"PATH": _PATH, "HOME": directory, "TMPDIR": directory, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+        built = _built_by_resident(compiler, name, text, argv, directory) if compiler is not None else None
+        if built is not None:
+            ended, said = built
+        else:
+            ended, said = _compiled_here(build_rule, argv, directory)
+        if ended is None:
+            return f"the problem's tests did not build in {build_rule['compile_timeout']} s"
+        if ended != 0:
+            # Not go's `# package` before its diagnostics.
+            said = [line for line in said if not line.startswith("# ")]
+            named = [line for line in said if "error" in line.lower()]
+            return "the problem's tests do not compile" + (f": {(named or said)[0]}" if said else "")
+        if cache is not None:
+            _keep_cache(cache)
+        executable = artifact_file()
+        _pack(build_rule["artifact"], source, directory, executable, argv)
+        seal(executable)
+        return executable
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _compiled_here(build_rule, argv, directory):
+    """Runs the compiler in `directory`: its exit status (None if it ran out of its
+    time, -1 if a signal ended it) and the lines it printed."""
+    stderr_fd = os.memfd_create("stderr", os.MFD_CLOEXEC)
+    environment = {"PATH": _PATH, "HOME": directory, "TMPDIR": directory, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    try:
         with _Children():
             pid = os.fork()
             if pid == 0:
@@ -560,25 +636,35 @@ def _build_here(build_rule, source):
                 os.kill(pid, signal.SIGKILL)
             _, ended = os.waitpid(pid, 0)
             if not ready:
-                os.close(stderr_fd)
-                return f"the problem's tests did not build in {build_rule['compile_timeout']} s"
+                return None, []
         os.lseek(stderr_fd, 0, os.SEEK_SET)
-        said = [line.strip() for line in os.read(stderr_fd, 1 << 16).decode("utf-8", "replace").splitlines()
-                if line.strip()]
-        os.close(stderr_fd)
-        if not os.WIFEXITED(ended) or os.WEXITSTATUS(ended) != 0:
-            # Not go's `# package` before its diagnostics.
-            said = [line for line in said if not line.startswith("# ")]
-            named = [line for line in said if "error" in line.lower()]
-            return "the problem's tests do not compile" + (f": {(named or said)[0]}" if said else "")
-        if cache is not None:
-            _keep_cache(cache)
-        executable = artifact_file()
-        _pack(build_rule["artifact"], source, directory, executable, argv)
-        seal(executable)
-        return executable
+        said = os.read(stderr_fd, 1 << 16)
     finally:
-        shutil.rmtree(directory, ignore_errors=True)
+        os.close(stderr_fd)
+    return (os.WEXITSTATUS(ended) if os.WIFEXITED(ended) else -1), _lines(said)
+
+
+def _built_by_resident(compiler, name, text, argv, directory):
+    """Has the resident compiler on `compiler` build `text`, and writes the files it
+    wrote into `directory`: its exit status and the lines it printed, or None if it
+    did not answer."""
+    try:
+        reply = resident.ask(compiler, [name, text, *argv[1:]])
+        status, said, written = int(reply[0]), reply[1], reply[2:]
+    except (resident.Lost, ValueError, IndexError):
+        return None
+    for path, data in zip(written[::2], written[1::2]):
+        target = os.path.normpath(os.path.join(directory, path.decode("utf-8", "replace")))
+        if os.path.relpath(target, directory).split(os.sep)[0] == "..":
+            return None
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as out:
+            out.write(data)
+    return status, _lines(said)
+
+
+def _lines(said):
+    return [line.strip() for line in said.decode("utf-8", "replace").splitlines() if line.strip()]
 
 
 # The toolchain's cache of the tests' builds (a judging command's `{cache}`: Go's

@@ -20,7 +20,7 @@ import select
 import signal
 import time
 
-from . import candidate, cgroup, cleanup, confine, forking, judge, programs, stdio, wire
+from . import candidate, cgroup, cleanup, confine, forking, judge, programs, resident, stdio, wire
 from .judge_process import JudgeLost
 
 READ_CHUNK = 65536
@@ -32,6 +32,12 @@ COMPARE_LIMIT = stdio.CHECKER_TIMEOUT + 30
 PREPARE_LIMIT = 120
 # Signals that the kernel sends when a limit is exceeded.
 LIMIT_SIGNALS = {signal.SIGXCPU: "CPU time limit", signal.SIGXFSZ: "file size limit"}
+# What the judging programs of compiled languages say when the candidate's process hung
+# up on a call (its wire's channel ended): the driver says how it ended.
+CANDIDATE_GONE = "the candidate's process ended before it answered"
+# How long an ending the judge saw may take to reach the candidate's pidfd: its pipes
+# close as it exits, a moment before it is a zombie.
+GONE_SETTLING = 0.2
 # What a record that a candidate's own process writes (in-process mode) may say: that
 # it ran into a limit is for the driver to tell, from what the kernel saw.
 CANDIDATE_STATUSES = ("passed", "failed", "error")
@@ -114,10 +120,18 @@ class Child:
         self.pidfd = os.pidfd_open(pid)
         self.status = None
         self.usage = None
+        # Whether it ended before the driver killed it.
+        self.ended_alone = False
 
     def reap(self):
         if self.status is None:
             _, self.status, self.usage = os.wait4(self.pid, 0)
+
+    def settle(self, seconds):
+        """Reaps it if it ends within `seconds`, on its own."""
+        if self.status is None and select.select([self.pidfd], [], [], seconds)[0]:
+            self.reap()
+            self.ended_alone = True
 
 
 class Processes:
@@ -309,12 +323,39 @@ def _start_run(request, context, scratch, cap, stdin, descriptors, run):
     return Processes(Child(pid), out_r, err_r, record_r, b"\0", cap)
 
 
-def _start_build(request, context, scratch, cap, build_rule, artifact, serving=None):
+def _start_build(request, context, scratch, cap, build_rule, artifact, serving, line):
     """The build's process (see programs.build): no input, its compiler's diagnostics
     on standard error; `serving` is the entry point a function completion's program
-    serves (see programs.build)."""
-    return _start_run(request, context, scratch, cap, b"", {programs.ARTIFACT_FD: artifact},
+    serves (see programs.build), `line` the slot's resident compiler's, if it asks one."""
+    descriptors = {programs.ARTIFACT_FD: artifact}
+    if line is not None:
+        descriptors[resident.COMPILER_FD] = line
+    return _start_run(request, context, scratch, cap, b"", descriptors,
                       lambda source: programs.build(build_rule, source, serving))
+
+
+def _build(request, context, cap, build_rule, artifact, serving=None):
+    """The build's run (None if the harness went away), by the slot's resident compiler
+    where it keeps one: a build that did not come back stops that compiler, and one the
+    compiler ended or hung up on is run again with the compiler executed afresh (see
+    resident.py)."""
+    limit = float(build_rule["compile_timeout"])
+    compilers = context.compilers
+    line = compilers.line(context, request, build_rule, resident.CANDIDATES)
+    execution = _execute(request, context, limit, lambda scratch: _start_build(
+        request, context, scratch, cap, build_rule, artifact, serving, line))
+    if line is None or execution.fields is None:
+        return execution
+    ended = execution.status
+    exited = os.WEXITSTATUS(ended) if os.WIFEXITED(ended) else None
+    if exited not in (0, programs.EXIT_COMPILE_FAILED) or execution.fields[0] in ("timeout", "out-of-memory"):
+        compilers.stop(build_rule, resident.CANDIDATES)
+    else:
+        compilers.retire_if_holding(build_rule, resident.CANDIDATES, request)
+    if exited != programs.EXIT_COMPILER_LOST:
+        return execution
+    return _execute(request, context, limit, lambda scratch: _start_build(
+        request, context, scratch, cap, build_rule, artifact, serving, None))
 
 
 class _Poller:
@@ -365,6 +406,7 @@ class Watch:
             for fd, _ in poller.poll(remaining * 1000):
                 if fd == candidate_pidfd:
                     processes.candidate.reap()
+                    processes.candidate.ended_alone = True
                     poller.unregister(fd)
                 elif fd == judge_pidfd:
                     poller.unregister(processes.record_fd)
@@ -446,6 +488,12 @@ def _ending(request, processes, watch, timeout):
     record = processes.reader.record
     if record is not None and processes.judge is None and record[0] not in CANDIDATE_STATUSES:
         record = ("failed", *record[1:])
+    if record is not None and record[0] == "failed" and len(record) > 1 and str(record[1]).startswith(CANDIDATE_GONE) \
+            and processes.candidate.ended_alone:
+        status = processes.candidate.status
+        if os.WIFSIGNALED(status):
+            return (*_candidate_ending(request, processes.candidate), *record[3:])
+        return (record[0], f"{record[1]} ({_ended(status)})", *record[2:])
     if record is not None and record[0] != judge.GONE:
         return record
     if processes.judge_status is not None and record is None:
@@ -487,6 +535,9 @@ def _execute(request, context, timeout, start, decided=None, written=None):
     watch = Watch(processes, context.harness_fd, started + timeout)
     watch.run()
     duration = time.monotonic() - started
+    record = processes.reader.record
+    if record is not None and len(record) > 1 and str(record[1]).startswith(CANDIDATE_GONE):
+        processes.candidate.settle(GONE_SETTLING)
     # The verdict is decided; nothing the candidate left behind may change it. The
     # candidate is reaped before the driver does anything more: until then it shares
     # every page of the driver's, and each page the driver writes would be copied. It is
@@ -510,7 +561,7 @@ def _execute(request, context, timeout, start, decided=None, written=None):
     if decided is not None and fields is not None:
         decided(execution)
     processes.finish()
-    cleanup.kill_strays(context.judge.pid, context.own_children)
+    cleanup.kill_strays(context.judge.pid, context.own_children, context.compilers.pids())
     if group is not None:
         group.empty(spared=context.judge.pid)
     if written is not None:
@@ -625,8 +676,7 @@ def _run_built_function(request, context, cap, suite, problem):
         limit = float(build_rule["compile_timeout"])
         entry_point = suite["entry_point"]
         serving = (entry_point, suite.get("declaration", ""))
-        execution = _execute(request, context, limit, lambda scratch: _start_build(
-            request, context, scratch, cap, build_rule, artifact, serving))
+        execution = _build(request, context, cap, build_rule, artifact, serving)
         if execution.fields is None:
             return None
         failure = _build_failure(execution, limit)
@@ -665,8 +715,7 @@ def _run_stdio(request, context, cap):
         built = []
         if build_rule["compile"]:
             limit = float(build_rule["compile_timeout"])
-            execution = _execute(request, context, limit,
-                                 lambda scratch: _start_build(request, context, scratch, cap, build_rule, artifact))
+            execution = _build(request, context, cap, build_rule, artifact)
             if execution.fields is None:
                 return None
             failure = _build_failure(execution, limit)

@@ -28,6 +28,7 @@ import sys
 from . import cgroup, cleanup, confine, sample, seccomp
 from .sources import Sources
 from .judge_process import JudgeProcess
+from .resident import ResidentCompilers
 from .kept import Kept
 
 # Where the harness hands the driver the judge's line to it (JUDGE_LINK_FD in driver.rs).
@@ -59,6 +60,7 @@ class Context:
         self.socket_counts = cleanup.SocketCounts() if self.network_namespace_per_sample else None
         self.own_children = cleanup.OwnChildren()
         self.judge = JudgeProcess(judge_link_fd)
+        self.compilers = ResidentCompilers()
         self.suites = Suites()
         self.sources = Sources()
         # The memory file of the code of the sample being run (see sources.py).

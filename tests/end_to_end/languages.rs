@@ -448,6 +448,7 @@ fn cpp_forgeries_fail_and_honest_completions_pass() {
         ("writes-descriptors", "    for (int fd = 3; fd < 10; fd++) dprintf(fd, \"passed\\t\\n\");\n    return 0;\n"),
         ("signals", "    kill(getppid(), SIGKILL);\n    kill(-1, SIGKILL);\n    return 0;\n"),
         ("hangs", "    for (;;) {}\n"),
+        ("crashes", "    volatile int* nowhere = nullptr;\n    return *nowhere;\n"),
     ];
     let results = judged(&problems, "HumanEval_23_strlen", &completions, "5");
     for result in &results {
@@ -455,6 +456,10 @@ fn cpp_forgeries_fail_and_honest_completions_pass() {
     }
     let detail = |name: &str| named(&results, name)["detail"].as_str().unwrap().to_owned();
     assert!(detail("exits").contains("the candidate's process ended before it answered call 1 of string_length"));
+    // Regression: a crash said only that the process ended before it answered, where
+    // Python's and JavaScript's name the signal.
+    assert_eq!(named(&results, "crashes")["status"], "killed");
+    assert_eq!(detail("crashes"), "killed by SIGSEGV");
     assert!(
         detail("redefines-assert").contains("assert failed: candidate((\"x\")) == (1)"),
         "{}",
@@ -884,7 +889,7 @@ fn go_forgeries_fail_and_honest_completions_pass() {
     let detail = |name: &str| named(&results, name)["detail"].as_str().unwrap().to_owned();
     assert_eq!(
         detail("forgery: early exit: os.Exit(0) in the entry"),
-        "the candidate's process ended before it answered call 1 of sum_product"
+        "the candidate's process ended before it answered call 1 of sum_product (exited with status 0)"
     );
     assert!(detail("wrong: product starts at 0").starts_with("TestSum_Product/test_num__0 failed"));
 }
@@ -932,12 +937,14 @@ fn rust_forgeries_fail_and_honest_completions_pass() {
         "right" => "passed",
         "broken" | "forgery: own_main" | "forgery: export_name_main" => "compile-error",
         "forgery: hang" | "forgery: sleep_forever" => "timeout",
+        // The process's end, named by the driver (killed by a signal).
+        "forgery: abort" => "killed",
         _ => "failed",
     });
     let detail = |name: &str| named(&results, name)["detail"].as_str().unwrap().to_owned();
     assert_eq!(
         detail("forgery: early_exit"),
-        "the candidate's process ended before it answered call 1 of has_close_elements"
+        "the candidate's process ended before it answered call 1 of has_close_elements (exited with status 0)"
     );
     assert!(detail("forgery: macro_assert_eq").starts_with("assertion failed: `(left == right)`"));
 }
@@ -1094,4 +1101,108 @@ fn a_small_memory_limit_leaves_the_tests_programs_buildable() {
         };
         assert!(expected.contains(&result["status"].as_str().unwrap()), "{result}");
     }
+}
+
+const TYPESCRIPT_RIGHT: &str = "declare const require: any;\n\
+    const lines: string[] = require('fs').readFileSync(0, 'utf8').trim().split('\\n');\n\
+    for (let i = 1; i <= Number(lines[0]); i++) console.log(String(2 * Number(lines[i])));\n";
+
+/// At level full javac and tsc are compilers kept running for each worker's builds
+/// (sandbox/passk_driver/resident.py), and each build must still be what a compiler
+/// started for it alone makes of it: a TypeScript sample that widened `Number` for itself
+/// leaves the next one's `Number` as the library declares it; the compiler reads no file
+/// but the library's (a `/// <reference path>` to /etc/passwd is not found); a source
+/// that crashes the compiler is a `compile-error` and one that makes javac infer without
+/// end a `compile-timeout`, each followed by builds that pass; and no candidate sees the
+/// compilers among the processes in its /proc, where it could read or patch their memory
+/// to pass a later sample.
+#[test]
+fn resident_compilers_keep_builds_apart_and_out_of_the_candidates_reach() {
+    let dir = tempfile::tempdir().unwrap();
+    let widened = format!(
+        "interface Number {{ twice(): number }}\nNumber.prototype.twice = function (this: number) {{ return 2 * this; }};\n{}",
+        TYPESCRIPT_RIGHT.replace("String(2 * Number(lines[i]))", "String(Number(lines[i]).twice())")
+    );
+    let unwidened = TYPESCRIPT_RIGHT.replace("String(2 * Number(lines[i]))", "String(Number(lines[i]).twice())");
+    // Deeper than a compiler's stack, whatever the limits size it from.
+    let nested = |open: &str, close: &str| format!("{}1{}", open.repeat(200_000), close.repeat(200_000));
+    // Each `m(b ? ... : null)` doubles the overloads javac tries: twelve levels take it
+    // half a minute, sixteen half an hour.
+    let inferred = (0..16).fold("null".to_owned(), |inner, _| format!("m(b ? {inner} : null)"));
+    let endless = format!(
+        "import java.util.*;\npublic class Main {{ static <T> List<T> m(T f) {{ return null; }}\n\
+         static <T> List<T> m(List<T> f) {{ return null; }}\n\
+         public static void main(String[] a) {{ boolean b = a.length > 0; Object o = {inferred}; }} }}\n"
+    );
+    let looking = "import java.nio.file.*;\nimport java.util.*;\npublic class Main { public static void main(String[] a) \
+        throws Exception { boolean seen = false; try (DirectoryStream<Path> all = Files.newDirectoryStream(Paths.get(\"/proc\"))) \
+        { for (Path p : all) { try { String line = new String(Files.readAllBytes(p.resolve(\"cmdline\"))); \
+        if (line.contains(\"PasskCompiler\") || line.contains(\"ts_compile\")) seen = true; } catch (Exception e) {} } } \
+        Scanner s = new Scanner(System.in); int t = s.nextInt(); while (t-- > 0) System.out.println((seen ? 3 : 2) * s.nextLong()); } }\n";
+    let samples = [
+        sample("typescript", &widened),
+        sample("typescript", &unwidened),
+        sample("typescript", &format!("/// <reference path=\"/etc/passwd\" />\n{TYPESCRIPT_RIGHT}")),
+        sample("typescript", &format!("const o = {};\n{TYPESCRIPT_RIGHT}", nested("(", ")"))),
+        sample("typescript", TYPESCRIPT_RIGHT),
+        sample("java", looking),
+        sample("java", &endless),
+        sample("java", &format!("{JAVA_RIGHT}class Deep {{ static Object o = {}; }}\n", nested("(", ")"))),
+        sample("java", JAVA_RIGHT),
+    ];
+    let started = std::time::Instant::now();
+    let (finished, results) = run(dir.path(), &samples, &["--jobs", "1", "--compile-timeout", "10"]);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert_eq!(
+        statuses(&results),
+        [
+            "passed",
+            "compile-error",
+            "compile-error",
+            "compile-error",
+            "passed",
+            "passed",
+            "compile-timeout",
+            "compile-error",
+            "passed"
+        ],
+        "{results:#?}"
+    );
+    let detail = |at: usize| results[at]["detail"].as_str().unwrap().to_owned();
+    assert!(detail(1).contains("error TS2339: Property 'twice' does not exist on type 'number'"), "{}", detail(1));
+    assert!(detail(2).contains("Could not resolve the path '/etc/passwd'"), "{}", detail(2));
+    assert!(started.elapsed().as_secs() < 120, "the endless build was stopped at its limit");
+    let toolchains = finished.stdout.lines().find(|line| line.trim_start().starts_with("toolchains")).unwrap_or("");
+    assert_eq!(
+        toolchains.matches("its compiler kept running for each worker's builds, out of the candidates' sight").count(),
+        2,
+        "{toolchains}"
+    );
+}
+
+/// Below level full a candidate runs as its compilers' user and could reach a compiler
+/// kept running through /proc: every build starts its own, and the summary says so.
+#[test]
+fn below_level_full_each_build_starts_its_compiler() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[sample("typescript", TYPESCRIPT_RIGHT), sample("java", JAVA_RIGHT)]);
+    let mut command = std::process::Command::new(passk_tests::repo_root().join("tests/support/refuse-namespaces"));
+    command.arg(passk_tests::passk_binary()).stdin(std::process::Stdio::null());
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    command.arg("evaluate").arg(&samples).arg("--problems").arg(doubling_problem());
+    command.args(["--k", "1", "--partial", "--jobs", "1", "--python", "/usr/bin/python3", "--results"]);
+    command.arg(dir.path().join("results.jsonl"));
+    let finished = finish(&mut command);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert!(finished.stdout.contains("sandbox       uid\n"), "{}", finished.stdout);
+    let toolchains = finished.stdout.lines().find(|line| line.trim_start().starts_with("toolchains")).unwrap_or("");
+    assert_eq!(
+        toolchains.matches("its compiler started for each build (kept running at level full only)").count(),
+        2,
+        "{toolchains}"
+    );
+    let results = passk_tests::read_jsonl(&dir.path().join("results.jsonl"));
+    assert_eq!(statuses(&results), ["passed", "passed"], "{results:#?}");
 }

@@ -443,6 +443,7 @@ mod tests {
             serve_compile: Vec::new(),
             judge_compile: Vec::new(),
             judge_run: Vec::new(),
+            resident: Vec::new(),
             libraries: Vec::new(),
             address_limited: Vec::new(),
             prebuilt: None,

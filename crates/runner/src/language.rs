@@ -83,6 +83,11 @@ pub struct ProgramRule {
     /// The command that runs the tests' program, where it is not `run`.
     #[serde(default)]
     pub judge_run: Vec<String>,
+    /// A compiler kept running for a worker slot's builds, which builds as `compile`
+    /// would (the driver's resident.py); `{toolchain}` is the toolchain's path. Empty
+    /// where every build runs its compiler afresh.
+    #[serde(default)]
+    pub resident: Vec<String>,
     /// Libraries a program is linked with when it includes their headers (or imports
     /// their classes).
     #[serde(default)]

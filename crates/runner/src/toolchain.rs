@@ -40,6 +40,8 @@ pub struct Toolchain {
     pub serve_compile: Vec<String>,
     pub judge_compile: Vec<String>,
     pub judge_run: Vec<String>,
+    /// The resident compiler's command (see `ProgramRule`), its executable resolved.
+    pub resident: Vec<String>,
     pub libraries: Vec<Library>,
     pub address_limited: Vec<AddressLimited>,
     /// The directory of libraries passk built for the language's programs (see
@@ -106,6 +108,10 @@ impl Toolchain {
             }));
             Ok(resolved)
         };
+        let resident = resolved(&rule.resident)?
+            .into_iter()
+            .map(|arg| arg.replace("{toolchain}", &toolchain.display().to_string()))
+            .collect();
         Ok(Toolchain {
             language: language.name.clone(),
             path: toolchain,
@@ -120,6 +126,7 @@ impl Toolchain {
             serve_compile: resolved(&rule.serve_compile)?,
             judge_compile: resolved(&rule.judge_compile)?,
             judge_run: resolved(&rule.judge_run)?,
+            resident,
             libraries: rule.libraries.clone(),
             address_limited: rule.address_limited.clone(),
             precompiled: rule.prebuilt.as_ref().map(|prebuilt| prebuilt.headers.clone()).unwrap_or_default(),

@@ -134,8 +134,14 @@ pub fn warn_about_other_judges(
 }
 
 /// The toolchains of the samples' other languages, with their versions, and how their
-/// builds run; None where every sample is in the host's language.
-pub fn describe_toolchains(toolchains: &Toolchains, limits: &passk_runner::Limits) -> Option<String> {
+/// builds run; None where every sample is in the host's language. A resident compiler
+/// is kept only where every candidate is in a pid namespace of its own (the driver's
+/// resident.py): elsewhere candidates run as its user and could reach it.
+pub fn describe_toolchains(
+    toolchains: &Toolchains,
+    limits: &passk_runner::Limits,
+    facts: DriverFacts,
+) -> Option<String> {
     let found: Vec<String> = toolchains
         .found()
         .map(|toolchain| {
@@ -147,7 +153,12 @@ pub fn describe_toolchains(toolchains: &Toolchains, limits: &passk_runner::Limit
                 Some(dir) => format!("; what its programs use built once in {}", dir.display()),
                 None => String::new(),
             };
-            format!("{}: {name} {} ({}{built})", toolchain.language, toolchain.version, toolchain.path.display())
+            let kept = match (toolchain.resident.is_empty(), facts.pid_namespace_per_sample) {
+                (true, _) => "",
+                (false, true) => "; its compiler kept running for each worker's builds, out of the candidates' sight",
+                (false, false) => "; its compiler started for each build (kept running at level full only)",
+            };
+            format!("{}: {name} {} ({}{built}{kept})", toolchain.language, toolchain.version, toolchain.path.display())
         })
         .collect();
     (!found.is_empty()).then(|| {

@@ -148,7 +148,9 @@ pub async fn evaluate(
         counts.executions,
         counts.reused,
     );
-    if let Some(toolchains) = describe::describe_toolchains(&prepared.toolchains, &options.workers.limits) {
+    if let Some(toolchains) =
+        describe::describe_toolchains(&prepared.toolchains, &options.workers.limits, machine.facts)
+    {
         footer.push(("toolchains".into(), toolchains));
     }
     concluded.report(&options, &prepared, machine.settings, run, footer, clock, events)
