@@ -37,8 +37,15 @@ import javax.tools.StandardLocation;
 import javax.tools.ToolProvider;
 
 class PasskCompiler {
-    // javac's status for a compiler that failed in itself (an exception, memory).
+    // javac's status for a compiler that failed in itself (an exception).
     static final int ABNORMAL = 4;
+    // The stack each build is compiled on, at most: javac recurses once per level of a
+    // nested expression, and how deep a stack of javac's default size (a megabyte,
+    // some 1,600 levels) reaches depends on what the JIT compiled, so on the builds
+    // before. Sixteen times that takes any program a person would write (tens of
+    // thousands of levels), whatever the builds before; one that still overflows it ends
+    // this compiler, and its build is run by a javac of its own.
+    static final long STACK = 16L << 20;
 
     static final class Source extends SimpleJavaFileObject {
         final String name;
@@ -89,11 +96,26 @@ class PasskCompiler {
                 return;
             }
             List<byte[]> reply = new ArrayList<>();
-            int status = compile(compiler, request, reply);
-            reply.add(0, Integer.toString(status).getBytes(StandardCharsets.UTF_8));
+            int[] status = {ABNORMAL};
+            VirtualMachineError[] exhausted = {null};
+            Thread build = new Thread(null, () -> {
+                try {
+                    status[0] = compile(compiler, request, reply);
+                } catch (VirtualMachineError error) {
+                    exhausted[0] = error;
+                }
+            }, "build", Math.min(STACK, Runtime.getRuntime().maxMemory() / 2));
+            build.start();
+            build.join();
+            if (exhausted[0] != null) {
+                // Out of stack or memory: what this compiler, warm, can hold is not what
+                // a javac started for the build can; the driver has that one build it.
+                System.exit(ABNORMAL);
+            }
+            reply.add(0, Integer.toString(status[0]).getBytes(StandardCharsets.UTF_8));
             write(out, reply);
-            if (status == ABNORMAL) {
-                // What the compiler's failure left (a full heap) is not kept for the next build.
+            if (status[0] == ABNORMAL) {
+                // What the compiler's failure left is not kept for the next build.
                 return;
             }
         }
@@ -132,7 +154,14 @@ class PasskCompiler {
                 }
             };
             boolean compiled = compiler.getTask(said, files, null, options, null, List.of(source)).call();
+            // javac says so, and fails the build, where it ran out of stack or memory.
+            if (!compiled && (said.toString().contains("java.lang.StackOverflowError")
+                              || said.toString().contains("java.lang.OutOfMemoryError"))) {
+                throw new StackOverflowError("javac ran out of its resources");
+            }
             status = compiled ? 0 : 1;
+        } catch (VirtualMachineError exhausted) {
+            throw exhausted;
         } catch (Throwable failed) {
             said.write("An exception has occurred in the compiler: " + failed + "\n");
             written.clear();

@@ -11,8 +11,9 @@ The compiler reads the candidate's code as data and runs none of it (javac with 
 annotation processing, tsc), and the requests and replies carry files' contents: it
 neither reads a build's directory nor writes one, so no build finds another's files.
 It is confined as a candidate is (its user, its own session, the filter, the limits on
-file size, open files and, where the slot has no control group, address space), in
-the driver's view of the file system, where it reads the toolchain's libraries. It is
+file size, open files and address space, the sample's memory limit, since it is in no
+sample's control group), in the driver's view of the file system, where it reads the
+toolchain's libraries. It is
 only kept at level full, where every candidate is in a pid namespace of its own and
 cannot name it: below that a candidate runs as the same user and could reach its
 memory through /proc, and so every build there runs its compiler afresh.
@@ -20,7 +21,10 @@ memory through /proc, and so every build there runs its compiler afresh.
 A build that did not come back (it ran out of its time, or was killed) stops the
 compiler, which may be stuck on it; the next build starts another. A compiler that
 ended or hung up answers no build: that build is run again with the compiler executed
-afresh, so that a source that kills the compiler fails as it would there.
+afresh, so that a source that kills the compiler (its memory, its stack) fails or
+passes as it would there, in the sample's control group. A compiler that ran out of
+its stack or memory ends rather than answer, for the same reason: what a warm
+compiler can hold differs from what one started for the build can.
 """
 
 import os
@@ -41,6 +45,9 @@ _PAGE = os.sysconf("SC_PAGE_SIZE")
 _KEPT_SHARE = 8
 _KEPT_UNLIMITED = 1 << 30
 _HEADER = 4
+# How many compilers in a row lost on their first build make a language's compiler
+# unavailable to a slot (see ResidentCompilers.lost).
+_LOST_FRESH = 3
 
 
 class Resident:
@@ -50,6 +57,8 @@ class Resident:
         self.pid = pid
         self.pidfd = os.pidfd_open(pid)
         self.line = line
+        # How many builds it was handed.
+        self.builds = 0
 
 
 class ResidentCompilers:
@@ -60,22 +69,46 @@ class ResidentCompilers:
 
     def __init__(self):
         self.running = {}
+        # By language and role: how many compilers in a row were lost on their first
+        # build, and those that are no longer started (see `lost`).
+        self.lost_fresh = {}
+        self.unavailable = set()
 
     def line(self, context, request, build_rule, role):
         """The descriptor a build's process asks `build_rule`'s resident compiler on,
         started if it is not running; None where the language has none or the level
         keeps none (see above)."""
-        if not build_rule.get("resident") or not context.nested:
-            return None
         key = (build_rule["language"], role)
+        if not build_rule.get("resident") or not context.nested or key in self.unavailable:
+            return None
         resident = self.running.get(key)
         if resident is not None and select.select([resident.pidfd], [], [], 0)[0]:
             # It ended since its last build (one whose source it could not survive).
-            self.stop(build_rule, role)
-            resident = None
+            self.lost(build_rule, role)
+            resident = self.running.get(key)
+        if key in self.unavailable:
+            return None
         if resident is None:
             resident = self.running[key] = _start(context, request, build_rule)
+        resident.builds += 1
         return resident.line.fileno()
+
+    def lost(self, build_rule, role):
+        """Stops a compiler that ended or hung up on a build. One that does so on its first
+        build three times in a row (it cannot start under the memory limit: node needs
+        more than 512 MiB of address space) is not started again in this slot, whose
+        builds then start their own compilers."""
+        key = (build_rule["language"], role)
+        resident = self.running.get(key)
+        if resident is None:
+            return
+        self.stop(build_rule, role)
+        if resident.builds > 1:
+            self.lost_fresh[key] = 0
+            return
+        self.lost_fresh[key] = self.lost_fresh.get(key, 0) + 1
+        if self.lost_fresh[key] >= _LOST_FRESH:
+            self.unavailable.add(key)
 
     def pids(self):
         return [resident.pid for resident in self.running.values()]
@@ -106,6 +139,7 @@ class ResidentCompilers:
         """Stops a compiler that holds more memory than a share of a sample's limit: it
         lives outside the samples' control groups, and what one source made it hold is
         not kept for the next."""
+        self.lost_fresh[(build_rule["language"], role)] = 0
         resident = self.running.get((build_rule["language"], role))
         if resident is None:
             return
@@ -155,9 +189,11 @@ def _confine(context, request, line_fd):
     os.chdir("/")
     null = os.open(os.devnull, os.O_RDWR)
     confine.keep_descriptors({0: line_fd, 1: line_fd, 2: null})
-    limits = {key: request.get(key) for key in ("file_size_bytes", "open_files")}
-    if context.sample_group is None:
-        limits["memory_bytes"] = request.get("memory_bytes")
+    # The sample's memory limit bounds its address space, control groups or not: it
+    # lives outside the samples' groups, and a source that makes it hold more than a
+    # sample may ends it, and that build is run again by a compiler of its own, in the
+    # sample's group (see above).
+    limits = {key: request.get(key) for key in ("file_size_bytes", "open_files", "memory_bytes")}
     confine.set_limits(limits, processes=False)
     if context.syscall_filter:
         context.syscall_filter.install(os.getpid())

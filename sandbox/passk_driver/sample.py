@@ -348,7 +348,9 @@ def _build(request, context, cap, build_rule, artifact, serving=None):
         return execution
     ended = execution.status
     exited = os.WEXITSTATUS(ended) if os.WIFEXITED(ended) else None
-    if exited not in (0, programs.EXIT_COMPILE_FAILED) or execution.fields[0] in ("timeout", "out-of-memory"):
+    if exited == programs.EXIT_COMPILER_LOST:
+        compilers.lost(build_rule, resident.CANDIDATES)
+    elif exited not in (0, programs.EXIT_COMPILE_FAILED) or execution.fields[0] in ("timeout", "out-of-memory"):
         compilers.stop(build_rule, resident.CANDIDATES)
     else:
         compilers.retire_if_holding(build_rule, resident.CANDIDATES, request)
@@ -739,11 +741,13 @@ def _run_stdio(request, context, cap):
 
 def _build_failure(execution, limit):
     """Why a build did not leave a program to run, as (fields, failure); None if it did.
-    Its compiler's own words say why it failed: the first line that names an error."""
+    Its compiler's own words say why it failed: the first line that names an error, and
+    what it printed as the failure's `output`."""
     status = execution.fields[0]
     if status == "timeout":
         why = f"the build was still running after {limit:g} s"
-        return ("compile-timeout", why, "failed: compile timeout"), {"outcome": "compile timeout", "why": why}
+        return (("compile-timeout", why, "failed: compile timeout"),
+                {"outcome": "compile timeout", "why": why, "output": execution.err.text()})
     ended = execution.status
     if status != "out-of-memory" and os.WIFEXITED(ended) and os.WEXITSTATUS(ended) == 0:
         return None
@@ -759,7 +763,8 @@ def _build_failure(execution, limit):
         why = "the compiler could not be started in the sandbox"
     else:
         why = f"the build ended before it was done ({execution.fields[1]})"
-    return ("compile-error", why, "failed: compile error"), {"outcome": "compile error", "why": why}
+    return (("compile-error", why, "failed: compile error"),
+            {"outcome": "compile error", "why": why, "output": execution.err.text()})
 
 
 def _test_stdio(request, context, cap, suite_id, suite, execute, built, python=True):

@@ -13,8 +13,11 @@
 //
 // What a build checks is tsc's: the library's declarations too, where the candidate's
 // file declares a global name the library declares (its own `Array` merged into the
-// library's can break the library's), and otherwise the candidate's file alone, since
-// the library's diagnostics are then those of the library by itself, which has none.
+// library's can break the library's) or the program holds other files than the
+// library's own set for the options (a `/// <reference lib>` can bring in one that
+// conflicts with it), and otherwise the candidate's file alone, since the library's
+// diagnostics are then those of the library by itself: none, as checked once per set
+// of options (where they are not none, every build checks them).
 //
 //     node ts_compile.js TSC
 const fs = require('fs');
@@ -32,6 +35,9 @@ const parsed = new Map();
 // The names the standard library declares at the global scope, once it is parsed.
 const libraryNames = new Set();
 const namesTaken = new Set();
+// For each set of options, the files of a program whose own file is empty, and whether
+// that program has no diagnostics.
+const baselines = new Map();
 
 function readExactly(size) {
   const buffer = Buffer.alloc(size);
@@ -100,14 +106,18 @@ function mergesWithLibrary(file) {
   return !ts.isExternalModule(file) && declaredNames(file).some((name) => libraryNames.has(name));
 }
 
-function compile(request) {
-  const name = request[0].toString('utf8');
-  const text = request[1].toString('utf8');
-  const args = request.slice(2).map((item) => item.toString('utf8'));
-  const command = ts.parseCommandLine(args);
-  const options = command.options;
+function baseline(name, options) {
+  const key = JSON.stringify(options);
+  if (!baselines.has(key)) {
+    const empty = program(name, '', options, []);
+    const files = new Set(empty.getSourceFiles().map((file) => file.fileName));
+    baselines.set(key, { files, clean: ts.getPreEmitDiagnostics(empty).length === 0 });
+  }
+  return baselines.get(key);
+}
+
+function program(name, text, options, written) {
   const sourcePath = path.resolve(HERE, name);
-  const written = [];
   const host = ts.createCompilerHost(options);
   host.getCurrentDirectory = () => HERE;
   host.fileExists = (file) => path.resolve(HERE, file) === sourcePath || (inLibrary(file) && fs.existsSync(file));
@@ -133,17 +143,29 @@ function compile(request) {
   host.writeFile = (file, data) => {
     written.push([path.relative(HERE, path.resolve(HERE, file)), Buffer.from(data, 'utf8')]);
   };
-  const program = ts.createProgram({ rootNames: command.fileNames, options, host });
-  const source = program.getSourceFile(name);
+  return ts.createProgram({ rootNames: [name], options, host });
+}
+
+function compile(request) {
+  const name = request[0].toString('utf8');
+  const text = request[1].toString('utf8');
+  const command = ts.parseCommandLine(request.slice(2).map((item) => item.toString('utf8')));
+  const options = command.options;
+  const written = [];
+  const built = program(name, text, options, written);
+  const source = built.getSourceFile(name);
+  const usual = baseline(name, options);
+  const alone = source && usual.clean && !mergesWithLibrary(source)
+    && built.getSourceFiles().every((file) => file === source || usual.files.has(file.fileName));
   // As tsc's emitFilesAndReportErrors: the semantic diagnostics only where the syntax
   // is right.
-  const checked = source && !mergesWithLibrary(source) ? source : undefined;
-  let diagnostics = [...command.errors, ...program.getConfigFileParsingDiagnostics(), ...program.getOptionsDiagnostics(),
-                     ...program.getSyntacticDiagnostics(checked)];
+  const checked = alone ? source : undefined;
+  let diagnostics = [...command.errors, ...built.getConfigFileParsingDiagnostics(), ...built.getOptionsDiagnostics(),
+                     ...built.getSyntacticDiagnostics(checked)];
   if (diagnostics.length === 0) {
-    diagnostics = [...program.getGlobalDiagnostics(), ...program.getSemanticDiagnostics(checked)];
+    diagnostics = [...built.getGlobalDiagnostics(), ...built.getSemanticDiagnostics(checked)];
   }
-  const emitted = program.emit(source);
+  const emitted = built.emit(source);
   diagnostics = ts.sortAndDeduplicateDiagnostics([...diagnostics, ...emitted.diagnostics]);
   const said = ts.formatDiagnostics(diagnostics, {
     getCanonicalFileName: (file) => file,

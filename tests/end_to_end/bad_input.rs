@@ -273,6 +273,39 @@ fn results_over_the_samples_file() {
     assert_eq!(std::fs::read(&samples).unwrap(), before, "the samples file is untouched");
 }
 
+/// Regression: `--results` naming another file (a second samples file, the problems) wrote
+/// the run's results over it without a word. passk's own results, complete or not, are
+/// still run over (a run with the same settings resumes or reruns them).
+#[test]
+fn results_over_a_file_that_is_not_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[good_sample()]);
+    let other = dir.path().join("other.jsonl");
+    write_jsonl(&other, &[good_sample()]);
+    let before = std::fs::read(&other).unwrap();
+    let finished = finish(passk(["evaluate"]).arg(&samples).args(["--problems", "basic", "--results"]).arg(&other));
+    assert_rejected(
+        &finished,
+        &["--results", "other.jsonl holds something other than passk's results", "task_id", "name another file"],
+    );
+    assert_eq!(std::fs::read(&other).unwrap(), before, "the other file is untouched");
+    let results = dir.path().join("results.jsonl");
+    for _ in 0..2 {
+        let ran = finish(
+            passk(["evaluate", "--partial", "--restart"])
+                .arg(&samples)
+                .args(["--problems", "basic", "--results"])
+                .arg(&results),
+        );
+        assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    }
+    // And results given as the samples run again, with a word that says so.
+    let again = finish(passk(["evaluate", "--partial"]).arg(&results).args(["--problems", "basic"]));
+    assert_eq!(again.code, Some(0), "{}", again.stderr);
+    assert!(again.stderr.contains("results.jsonl:1: this is a line of passk's results"), "{}", again.stderr);
+}
+
 /// Regression: a bad `--summary` path was reported only after the whole run had run.
 #[test]
 fn an_unwritable_summary_path_is_refused_before_anything_runs() {

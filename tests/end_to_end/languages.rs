@@ -91,6 +91,9 @@ fn programs_in_each_language_are_built_once_and_judged_by_their_output() {
     let java_error = results[4]["detail"].as_str().unwrap();
     assert!(java_error.contains("Main.java") && java_error.contains("error"), "{java_error}");
     assert_eq!(results[2]["failure"]["outcome"], "compile error");
+    // Regression: only the compiler's first error line reached the results.
+    let output = results[2]["failure"]["output"].as_str().unwrap();
+    assert!(output.contains("main.cpp:1:") && output.lines().count() > 1, "{output}");
     assert_eq!(results[2]["tests"]["run"], 0);
     let toolchains = finished.stdout.lines().find(|line| line.trim_start().starts_with("toolchains")).unwrap_or("");
     for (language, version) in [("cpp", "12."), ("java", "17."), ("javascript", "."), ("bash", "5.")] {
@@ -156,6 +159,22 @@ fn the_language_comes_from_the_sample_or_the_flag_and_is_checked_first() {
         refused.stderr.contains("samples.jsonl:1: field `language` is \"cobol\", which passk does not run; it runs python, cpp, java, go, rust, javascript, typescript, bash"),
         "{}",
         refused.stderr
+    );
+
+    // Regression: a `--language` that a problem's own language overrode was ignored
+    // without a word, and a user who meant C++ ran JavaScript.
+    let javascript = multipl_e_javascript(dir.path());
+    let samples = dir.path().join("samples.jsonl");
+    write_jsonl(&samples, &[json!({"task_id": "HumanEval_900_add", "completion": "  return a + b;\n}\n"})]);
+    let overridden =
+        finish(passk(["evaluate", "--k", "1", "--language", "cpp"]).arg(&samples).arg("--problems").arg(&javascript));
+    assert_eq!(overridden.code, Some(2), "{}", overridden.stderr);
+    assert!(
+        overridden.stderr.contains(
+            "samples.jsonl:1: task HumanEval_900_add: --language is cpp, and the problem's tests are in javascript"
+        ),
+        "{}",
+        overridden.stderr
     );
 
     let humaneval = dir.path().join("humaneval.jsonl");
@@ -1143,6 +1162,10 @@ fn resident_compilers_keep_builds_apart_and_out_of_the_candidates_reach() {
         sample("typescript", &widened),
         sample("typescript", &unwidened),
         sample("typescript", &format!("/// <reference path=\"/etc/passwd\" />\n{TYPESCRIPT_RIGHT}")),
+        // Regression: the library's files were taken to have no errors among themselves,
+        // and a candidate's `/// <reference lib>` brought in two that conflict, which tsc
+        // fails and passk passed.
+        sample("typescript", &format!("/// <reference lib=\"webworker\" />\n{TYPESCRIPT_RIGHT}")),
         sample("typescript", &format!("const o = {};\n{TYPESCRIPT_RIGHT}", nested("(", ")"))),
         sample("typescript", TYPESCRIPT_RIGHT),
         sample("java", looking),
@@ -1160,6 +1183,7 @@ fn resident_compilers_keep_builds_apart_and_out_of_the_candidates_reach() {
             "compile-error",
             "compile-error",
             "compile-error",
+            "compile-error",
             "passed",
             "passed",
             "compile-timeout",
@@ -1171,6 +1195,7 @@ fn resident_compilers_keep_builds_apart_and_out_of_the_candidates_reach() {
     let detail = |at: usize| results[at]["detail"].as_str().unwrap().to_owned();
     assert!(detail(1).contains("error TS2339: Property 'twice' does not exist on type 'number'"), "{}", detail(1));
     assert!(detail(2).contains("Could not resolve the path '/etc/passwd'"), "{}", detail(2));
+    assert!(detail(3).contains("error TS6200"), "{}", detail(3));
     assert!(started.elapsed().as_secs() < 120, "the endless build was stopped at its limit");
     let toolchains = finished.stdout.lines().find(|line| line.trim_start().starts_with("toolchains")).unwrap_or("");
     assert_eq!(
@@ -1205,4 +1230,21 @@ fn below_level_full_each_build_starts_its_compiler() {
     );
     let results = passk_tests::read_jsonl(&dir.path().join("results.jsonl"));
     assert_eq!(statuses(&results), ["passed", "passed"], "{results:#?}");
+}
+
+/// Regression: the resident tsc lived outside the samples' control groups with no bound
+/// of its own, and a build that made it hold 870 MiB passed under `--memory-limit 200`.
+/// Its address space is bounded by the limit now, and a build it cannot hold is built
+/// again by a tsc of its own in the sample's group, where it runs out of memory as it
+/// would there.
+#[test]
+fn a_build_is_bounded_by_the_memory_limit_whichever_compiler_runs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let large = format!("const held = [{}];\n{TYPESCRIPT_RIGHT}", "0,".repeat(3_000_000));
+    let samples = [sample("typescript", &large), sample("typescript", TYPESCRIPT_RIGHT)];
+    let (finished, results) = run(dir.path(), &samples, &["--jobs", "1", "--memory-limit", "700"]);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert_eq!(statuses(&results), ["compile-error", "passed"], "{results:#?}");
+    let detail = results[0]["detail"].as_str().unwrap();
+    assert!(detail.starts_with("the build ran out of memory"), "{detail}");
 }

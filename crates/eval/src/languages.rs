@@ -64,6 +64,15 @@ impl Toolchains {
             task_id: problem.task_id.clone(),
             why,
         };
+        if let (None, Some(own), Some(flag)) = (sample.language, problem.language(), self.default) {
+            if own != flag {
+                return Err(refused(format!(
+                    "--language is {}, and the problem's tests are in {}: --language names the language of \
+                     standard-input samples that name none; leave it out",
+                    flag.name, own.name
+                )));
+            }
+        }
         match (problem.language(), &language.program) {
             (Some(own), _) if own != language => {
                 Err(refused(format!("the sample is in {}, and the problem's tests are in {}", language.name, own.name)))

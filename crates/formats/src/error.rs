@@ -80,6 +80,8 @@ pub enum InputError {
     Changed { path: String, line: usize },
     #[error("--results {path} is the samples file; results are written beside the samples, not over them")]
     ResultsOverSamples { path: String },
+    #[error("--results {path} holds something other than passk's results (its first line's fields: {fields}), which the run would overwrite; name another file, or remove it")]
+    ResultsOverOther { path: String, fields: String },
     #[error("{path} holds an interrupted run with other settings ({differences}); run with those settings to resume it, or add --restart to start over")]
     ResumeMismatch { path: String, differences: String },
     #[error("{path} holds an interrupted run whose input has changed: {changed}; add --restart to start over on the files as they are now, or put back the files it began with to resume it{also}")]

@@ -115,6 +115,9 @@ pub async fn evaluate(
             earlier = Some(Earlier::Reopened(complete.verdict_settings));
         }
     }
+    if let Some(hint) = prepared.results_hint() {
+        warning!(events, "{hint}");
+    }
     if let Some(hint) = prepared.chat_hint() {
         warning!(events, "{hint}");
     }

@@ -30,6 +30,8 @@ pub struct Prepared {
     pub covered: BTreeSet<usize>,
     /// Samples that look like raw chat output, run without `--extract`.
     pub chat_like: usize,
+    /// The first sample that is a line of passk's results, if any is.
+    pub results_like: Option<usize>,
     pub interpreter: Interpreter,
     /// The toolchains of the samples' languages other than the host's.
     pub toolchains: Toolchains,
@@ -44,6 +46,9 @@ impl Prepared {
     pub async fn new(options: &EvaluateOptions) -> Result<Prepared, EvalError> {
         if !samples::is_stream(&options.samples) && same_file(&options.samples, &options.results) {
             return Err(InputError::ResultsOverSamples { path: options.results.display().to_string() }.into());
+        }
+        if let Some(fields) = not_results(&options.results) {
+            return Err(InputError::ResultsOverOther { path: options.results.display().to_string(), fields }.into());
         }
         // The results are tried first, so that a folder that refuses them is named as
         // the user gave it, not by the lock file beside it.
@@ -112,10 +117,23 @@ impl Prepared {
             total: checked.total,
             covered: checked.covered,
             chat_like: checked.chat_like,
+            results_like: checked.results_like,
             report,
             interpreter,
             toolchains,
             settings,
+        })
+    }
+
+    /// The warning for a samples file that is passk's results, if it is.
+    pub fn results_hint(&self) -> Option<String> {
+        self.results_like.map(|line| {
+            format!(
+                "{}:{line}: this is a line of passk's results (fields passed, result, status), given as a sample: \
+                 its completion runs again, and its verdict is replaced; `passk score` reads results without running \
+                 them",
+                self.samples.name()
+            )
         })
     }
 
@@ -130,6 +148,21 @@ impl Prepared {
                 if self.chat_like == 1 { "looks" } else { "look" }
             )
         })
+    }
+}
+
+/// The fields of the first line of a file at `results` that is neither passk's results
+/// nor empty (a samples or problems file named by mistake), which a run would overwrite;
+/// None where there is no such file. An interrupted run's results are its journal, beside
+/// them, and a complete run's have `passed` on every line.
+fn not_results(results: &Path) -> Option<String> {
+    let file = std::fs::File::open(results).ok()?;
+    let mut values = serde_json::Deserializer::from_reader(std::io::BufReader::new(file))
+        .into_iter::<serde_json::Map<String, serde_json::Value>>();
+    match values.next()? {
+        Ok(object) if object.contains_key("passed") => None,
+        Ok(object) => Some(object.keys().map(String::as_str).collect::<Vec<_>>().join(", ")),
+        Err(_) => Some("none: it is not JSON lines".to_owned()),
     }
 }
 

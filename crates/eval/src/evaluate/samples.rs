@@ -99,6 +99,9 @@ pub struct Checked {
     /// Samples whose text looks like a chat model's raw answer (counted without
     /// `--extract`, to suggest it).
     pub chat_like: usize,
+    /// The first line that is one of passk's results (`passed`, `result`, `status`): a
+    /// results file given as the samples, whose completions run again.
+    pub results_like: Option<usize>,
     /// The languages other than the host's that samples are in, whose toolchains the
     /// run needs.
     pub languages: BTreeSet<&'static str>,
@@ -113,7 +116,8 @@ pub fn check(
 ) -> Result<Checked, InputError> {
     let reader = samples.reader()?;
     let source = reader.source().to_owned();
-    let mut checked = Checked { total: 0, covered: BTreeSet::new(), chat_like: 0, languages: BTreeSet::new() };
+    let mut checked =
+        Checked { total: 0, covered: BTreeSet::new(), chat_like: 0, results_like: None, languages: BTreeSet::new() };
     for record in reader {
         let sample = sample::sample(&source, problems, record?)?;
         if let Some(language) = toolchains.check(&source, &sample, problems)? {
@@ -124,6 +128,11 @@ pub fn check(
             Candidate::Completion(text) | Candidate::Solution(text) => text,
         };
         checked.chat_like += usize::from(!extracting && extract::looks_like_chat(text));
+        if checked.results_like.is_none()
+            && ["passed", "result", "status"].iter().all(|key| sample.fields.contains_key(*key))
+        {
+            checked.results_like = Some(sample.line);
+        }
         checked.total += 1;
     }
     if checked.total == 0 {
