@@ -1062,6 +1062,10 @@ fn a_relative_cache_dir_reaches_the_compiler() {
     let finished = finish(command.current_dir(dir.path()).args(["--timeout", "10", "--cache-dir", "cache"]));
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
     assert!(dir.path().join("cache/prebuilt").is_dir(), "the cache is where it was asked to be");
+    // Regression: the one-time build was told by a log line (a timestamp, `WARN`, the
+    // module's path) rather than in the words of passk's other messages.
+    let told = finished.stderr.lines().find(|line| line.contains("building what java's programs use into"));
+    assert!(told.is_some_and(|line| line.starts_with("building what java's")), "{}", finished.stderr);
     for result in passk_tests::read_jsonl(&dir.path().join("samples.jsonl_results.jsonl")) {
         let expected = if result["name"] == "java: right" { "passed" } else { "failed" };
         assert_eq!(result["status"], expected, "{result}");

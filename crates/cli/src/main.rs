@@ -138,16 +138,20 @@ fn run(command: Command) -> Result<(), CommandError> {
             let set = args.suite.set_options(args.runner.timeout)?;
             let mut problems = passk_formats::problems::ProblemSet::load(&args.problems, &set)?;
             let cache_dir = args.suite.cache_dir();
+            let terminal: EventSink = Arc::new(Terminal::default());
             // Before the workers, whose sandbox shows the libraries the toolchains build.
-            let toolchains = passk_eval::languages::Toolchains::for_set(&problems, cache_dir.clone())
-                .map_err(passk_eval::EvalError::Toolchain)?;
+            let toolchains = passk_eval::languages::Toolchains::for_set(
+                &problems,
+                cache_dir.clone(),
+                &passk_eval::languages::tell_building(&terminal),
+            )
+            .map_err(passk_eval::EvalError::Toolchain)?;
             runtime()?.block_on(async {
                 let workers = args.runner.workers();
                 let mut pool_options = workers.pool_options(workers.interpreter().await?)?;
                 pool_options.shown = toolchains.shown();
                 let mut pool = passk_runner::Pool::start(pool_options).await.map_err(passk_eval::EvalError::from)?;
                 let never = passk_runner::CancellationToken::new();
-                let terminal: EventSink = Arc::new(Terminal::default());
                 passk_eval::expected::attach(&mut problems, &set, &mut pool, &cache_dir, &never, &terminal).await?;
                 let validated = canonical::validate(&mut pool, &problems, &toolchains, args.close).await;
                 pool.stop().await;

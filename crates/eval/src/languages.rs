@@ -22,6 +22,14 @@ fn function_languages() -> String {
     judged.join(", ")
 }
 
+/// What tells `events` of a one-time build of what a language's programs use (see
+/// `Toolchain::find`): it takes up to a minute, before anything else shows.
+pub fn tell_building(events: &crate::events::EventSink) -> impl Fn(&str, &std::path::Path) + '_ {
+    move |language, dir| {
+        crate::events::info!(events, "building what {language}'s programs use into {} (once)", dir.display());
+    }
+}
+
 /// The toolchains of the languages a run's samples use, other than the host's.
 #[derive(Debug, Default, Clone)]
 pub struct Toolchains {
@@ -94,15 +102,20 @@ impl Toolchains {
         }
     }
 
-    /// Finds the toolchain of each of `languages` on the PATH.
-    pub fn find<'a>(&mut self, languages: impl IntoIterator<Item = &'a str>) -> Result<(), Box<ToolchainError>> {
+    /// Finds the toolchain of each of `languages` on the PATH, telling `building` of each
+    /// one-time build of what a language's programs use (see `Toolchain::find`).
+    pub fn find<'a>(
+        &mut self,
+        languages: impl IntoIterator<Item = &'a str>,
+        building: &dyn Fn(&str, &std::path::Path),
+    ) -> Result<(), Box<ToolchainError>> {
         let path = Toolchain::search_path();
         for name in languages {
             let language = Language::named(name).expect("a language of the table");
             if !self.found.contains_key(&language.name) {
                 self.found.insert(
                     language.name.clone(),
-                    Arc::new(Toolchain::find(language, &path, &self.cache).map_err(Box::new)?),
+                    Arc::new(Toolchain::find(language, &path, &self.cache, building).map_err(Box::new)?),
                 );
             }
         }
@@ -111,7 +124,11 @@ impl Toolchains {
 
     /// The toolchains of the languages a problem set's problems are written in, for
     /// running their canonical solutions, with their libraries in `cache`.
-    pub fn for_set(problems: &ProblemSet, cache: PathBuf) -> Result<Toolchains, Box<ToolchainError>> {
+    pub fn for_set(
+        problems: &ProblemSet,
+        cache: PathBuf,
+        building: &dyn Fn(&str, &std::path::Path),
+    ) -> Result<Toolchains, Box<ToolchainError>> {
         let mut toolchains = Toolchains::new(None, cache);
         let languages: std::collections::BTreeSet<&str> = problems
             .problems
@@ -127,7 +144,7 @@ impl Toolchains {
         }) {
             return Err(Box::new(ToolchainError::NoFunctionJudge { language: (*language).to_owned() }));
         }
-        toolchains.find(languages)?;
+        toolchains.find(languages, building)?;
         Ok(toolchains)
     }
 

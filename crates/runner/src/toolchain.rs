@@ -73,8 +73,14 @@ pub enum ToolchainError {
 impl Toolchain {
     /// Finds `language`'s toolchain on `path` (the PATH's directories), and builds the
     /// libraries its programs use into passk's cache directory `cache` where they are
-    /// not there yet.
-    pub fn find(language: &'static Language, path: &[PathBuf], cache: &Path) -> Result<Toolchain, ToolchainError> {
+    /// not there yet, first telling `building` the language and the directory (a build
+    /// takes up to a minute).
+    pub fn find(
+        language: &'static Language,
+        path: &[PathBuf],
+        cache: &Path,
+        building: &dyn Fn(&str, &Path),
+    ) -> Result<Toolchain, ToolchainError> {
         let rule = language.program.as_ref().ok_or_else(|| ToolchainError::Host { language: language.name.clone() })?;
         let resolve = |executable: &str| -> Result<PathBuf, ToolchainError> {
             lookup(executable, path).ok_or_else(|| ToolchainError::Missing {
@@ -95,7 +101,9 @@ impl Toolchain {
             });
         }
         let prebuilt = match &rule.prebuilt {
-            Some(prebuilt) => Some(build_prebuilt(language, &version, prebuilt, &resolve(&prebuilt.start[0])?, cache)?),
+            Some(prebuilt) => {
+                Some(build_prebuilt(language, &version, prebuilt, &resolve(&prebuilt.start[0])?, cache, building)?)
+            }
             None => None,
         };
         let resolved = |command: &[String]| -> Result<Vec<String>, ToolchainError> {
@@ -156,6 +164,7 @@ fn build_prebuilt(
     prebuilt: &Prebuilt,
     executable: &Path,
     cache: &Path,
+    building: &dyn Fn(&str, &Path),
 ) -> Result<PathBuf, ToolchainError> {
     use sha2::{Digest, Sha256};
     use std::os::unix::fs::PermissionsExt;
@@ -179,7 +188,7 @@ fn build_prebuilt(
         why,
         packages: prebuilt.packages.join(", "),
     };
-    tracing::warn!("building what {}'s programs use into {} (once)", language.name, dir.display());
+    building(&language.name, &dir);
     std::fs::create_dir_all(&parent).map_err(|error| failed(error.to_string()))?;
     let building = tempfile::Builder::new()
         .prefix(&format!(".{}-", language.name))
@@ -306,7 +315,8 @@ mod tests {
     #[test]
     fn a_toolchain_missing_from_the_path_names_its_package() {
         let cpp = Language::named("cpp").unwrap();
-        let error = Toolchain::find(cpp, &[PathBuf::from("/nonexistent")], Path::new("/nonexistent")).unwrap_err();
+        let error =
+            Toolchain::find(cpp, &[PathBuf::from("/nonexistent")], Path::new("/nonexistent"), &|_, _| {}).unwrap_err();
         assert_eq!(
             error.to_string(),
             "cpp needs `g++`, which is not on the PATH: install Debian's package g++ (apt-get install g++)"
@@ -316,7 +326,7 @@ mod tests {
     #[test]
     fn the_host_has_no_program_toolchain() {
         assert!(matches!(
-            Toolchain::find(Language::python(), &Toolchain::search_path(), Path::new("/nonexistent")),
+            Toolchain::find(Language::python(), &Toolchain::search_path(), Path::new("/nonexistent"), &|_, _| {}),
             Err(ToolchainError::Host { .. })
         ));
     }

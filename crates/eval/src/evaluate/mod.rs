@@ -96,7 +96,7 @@ pub async fn evaluate(
     let events = &events;
     let started_at = provenance::now();
     let clock = Instant::now();
-    let prepared = Prepared::new(&options).await?;
+    let prepared = Prepared::new(&options, events).await?;
     if interrupt.is_cancelled() {
         return Err(EvalError::Interrupted { phase: "checking the input" });
     }

@@ -11,6 +11,7 @@ use passk_runner::{Interpreter, Tests, VerdictMode};
 use super::samples::{self, SamplesFile};
 use super::EvaluateOptions;
 use crate::error::EvalError;
+use crate::events::EventSink;
 use crate::languages::Toolchains;
 use crate::lock::ResultsLock;
 use passk_formats::problems::ProblemSet;
@@ -43,7 +44,7 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    pub async fn new(options: &EvaluateOptions) -> Result<Prepared, EvalError> {
+    pub async fn new(options: &EvaluateOptions, events: &EventSink) -> Result<Prepared, EvalError> {
         if !samples::is_stream(&options.samples) && same_file(&options.samples, &options.results) {
             return Err(InputError::ResultsOverSamples { path: options.results.display().to_string() }.into());
         }
@@ -104,10 +105,13 @@ impl Prepared {
             checking.await.expect("checking the input does not panic")?;
         let interpreter = interpreter?;
         let languages = checked.languages.clone();
-        let toolchains = tokio::task::spawn_blocking(move || toolchains.find(languages).map(|()| toolchains))
-            .await
-            .expect("finding toolchains does not panic")
-            .map_err(EvalError::Toolchain)?;
+        let events = events.clone();
+        let toolchains = tokio::task::spawn_blocking(move || {
+            toolchains.find(languages, &crate::languages::tell_building(&events)).map(|()| toolchains)
+        })
+        .await
+        .expect("finding toolchains does not panic")
+        .map_err(EvalError::Toolchain)?;
         tracing::info!(python = %interpreter.executable.display(), version = %interpreter.version, "interpreter resolved");
         let settings = settings(options, &problems, &samples_sha256, &interpreter, &toolchains);
         Ok(Prepared {
