@@ -15,6 +15,7 @@ import time
 from . import confine
 
 _libc = ctypes.CDLL(None, use_errno=True)
+_PAGE = os.sysconf("SC_PAGE_SIZE")
 _IPC_RMID, _SHM_STAT, _SHM_INFO = 0, 13, 14
 
 
@@ -158,6 +159,33 @@ def kill_strays(spared, own_children, kept=()):
         reap_ended()
         # The judge reaps the orphans among them, in its own time.
         time.sleep(0.0002)
+
+
+def kill_kept(pid):
+    """Kills a process kept across samples (the judge, a resident compiler) and returns
+    once it is reaped. Not a wait on it alone: as the init of a pid namespace it ends
+    only once every process there is reaped, some of them the driver's own children."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    while True:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                return
+        except ChildProcessError:
+            return
+        reap_ended()
+        time.sleep(0.0002)
+
+
+def held_bytes(pid):
+    """The memory process `pid` holds (its resident set), or None if it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def reap_ended():

@@ -25,7 +25,6 @@ from . import calls, cleanup, confine, judge, programs, resident, stdio, wire
 from .harness_link import HarnessLink, Lost
 
 _HEADER = 4
-_PAGE = os.sysconf("SC_PAGE_SIZE")
 # What a judge may keep resident after a sample before it is replaced: a share of a
 # sample's memory limit, or without one, a fixed amount.
 _KEPT_SHARE = 8
@@ -313,12 +312,8 @@ class JudgeProcess:
             return
         memory = request.get("memory_bytes")
         limit = memory // _KEPT_SHARE if memory else _KEPT_UNLIMITED
-        try:
-            with open(f"/proc/{self.pid}/statm", "rb") as statm:
-                resident = int(statm.read().split()[1]) * _PAGE
-        except (OSError, ValueError, IndexError):
-            return
-        if resident > max(limit, _KEPT_LEAST):
+        held = cleanup.held_bytes(self.pid)
+        if held is not None and held > max(limit, _KEPT_LEAST):
             self.stop()
 
     def taken_loss(self):
@@ -337,20 +332,7 @@ class JudgeProcess:
         """Kills the judge, mid-sample or not; the next sample starts another."""
         if self.pid is None:
             return
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        # Not a wait on the judge alone: as the init of a pid namespace it ends only once
-        # every process there is reaped, some of them the driver's own children.
-        while True:
-            try:
-                if os.waitpid(self.pid, os.WNOHANG)[0]:
-                    break
-            except ChildProcessError:
-                break
-            cleanup.reap_ended()
-            time.sleep(0.0002)
+        cleanup.kill_kept(self.pid)
         self._forget()
 
     def _forget(self):

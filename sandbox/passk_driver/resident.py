@@ -39,7 +39,6 @@ CANDIDATES, TESTS = "candidates", "tests"
 # Where a build's process finds its line to the resident compiler (beside the
 # artifact's, programs.ARTIFACT_FD, and the source's, candidate.SOURCE_FD).
 COMPILER_FD = 6
-_PAGE = os.sysconf("SC_PAGE_SIZE")
 # What a compiler may keep resident before it is replaced: a share of a sample's
 # memory limit, as the judge's (judge_process._KEPT_SHARE), or without one, a fixed amount.
 _KEPT_SHARE = 8
@@ -119,19 +118,7 @@ class ResidentCompilers:
         resident = self.running.pop((build_rule["language"], role), None)
         if resident is None:
             return
-        try:
-            os.kill(resident.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        # As the init of a pid namespace it ends once every process there is reaped.
-        while True:
-            try:
-                if os.waitpid(resident.pid, os.WNOHANG)[0]:
-                    break
-            except ChildProcessError:
-                break
-            cleanup.reap_ended()
-            os.sched_yield()
+        cleanup.kill_kept(resident.pid)
         os.close(resident.pidfd)
         resident.line.close()
 
@@ -145,12 +132,8 @@ class ResidentCompilers:
             return
         memory = request.get("memory_bytes")
         limit = memory // _KEPT_SHARE if memory else _KEPT_UNLIMITED
-        try:
-            with open(f"/proc/{resident.pid}/statm", "rb") as statm:
-                held = int(statm.read().split()[1]) * _PAGE
-        except (OSError, ValueError, IndexError):
-            return
-        if held > limit:
+        held = cleanup.held_bytes(resident.pid)
+        if held is not None and held > limit:
             self.stop(build_rule, role)
 
 
