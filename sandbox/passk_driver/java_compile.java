@@ -2,8 +2,9 @@
 // JVM kept for a worker slot's builds, so that each build costs a compile rather than a
 // JVM's start and javac's warm-up (half a second, twenty times the compile itself).
 //
-// Each request on standard input is the source's file name, its text, and the build's
-// javac arguments; the reply on standard output is javac's exit status, what it printed,
+// Once started, it says it is ready with an empty frame, after compiling a class of its
+// own. Each request on standard input is the source's file name, its text, and the
+// build's javac arguments; the reply on standard output is javac's exit status, what it printed,
 // and each class it wrote, by its path under the `-d` directory. Frames are a count of
 // items, then each item's length and bytes, all big-endian. Nothing touches the disk but
 // javac's reading of the classes' path: the source comes from the request and the
@@ -88,6 +89,9 @@ class PasskCompiler {
         // Whatever else the compiler prints goes nowhere near the replies.
         System.setOut(System.err);
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
+        // Ready once javac has compiled a class: its start is not a build's time.
+        compile(compiler, List.of(bytes("PasskWarm.java"), bytes("class PasskWarm {}")), new ArrayList<>());
+        write(out, List.of());
         while (true) {
             List<byte[]> request;
             try {
@@ -175,6 +179,10 @@ class PasskCompiler {
             }
         }
         return status;
+    }
+
+    static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     static String text(byte[] bytes) {

@@ -258,14 +258,16 @@ class JudgeProcess:
         except JudgeLost:
             pass
 
-    def build_tests(self, context, request, problem, deadline):
+    def build_tests(self, context, request, problem, limit):
         """Has the judge build the tests' program of `problem` (a compiled language's,
         see programs.py) before its candidate is forked, so that the build is not
         counted against the candidate's time; by the slot's resident compiler of tests
         where it keeps one (resident.py). A judge lost doing so is replaced, and the
-        tests are then built within the candidate's time."""
+        tests are then built within the candidate's time. The build has `limit` seconds,
+        from when its compiler is ready."""
         build_rule = problem[3]
         line = context.compilers.line(context, request, build_rule, resident.TESTS)
+        deadline = time.monotonic() + limit
         try:
             self.compare(context, request, ("build", *problem[1:]), deadline, "building the tests",
                          () if line is None else (line,))

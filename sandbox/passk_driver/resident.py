@@ -31,6 +31,7 @@ import os
 import select
 import signal
 import socket
+import time
 
 from . import cleanup, confine, forking, programs
 
@@ -44,6 +45,10 @@ COMPILER_FD = 6
 _KEPT_SHARE = 8
 _KEPT_UNLIMITED = 1 << 30
 _HEADER = 4
+# How long a compiler may take to start (RESIDENT_START in the runner's driver.rs, which
+# allows for it): outside any build's limit, which a loaded machine's start of node and
+# TypeScript's library, seconds, would otherwise take from the first build.
+RESIDENT_START = 30
 # How many compilers in a row lost on their first build make a language's compiler
 # unavailable to a slot (see ResidentCompilers.lost).
 _LOST_FRESH = 3
@@ -89,6 +94,12 @@ class ResidentCompilers:
             return None
         if resident is None:
             resident = self.running[key] = _start(context, request, build_rule)
+            # Its start is not the build's time: a tight --compile-timeout would
+            # otherwise fail the first build, stop it, and so fail every build after.
+            if not _ready(resident, RESIDENT_START):
+                resident.builds = 1
+                self.lost(build_rule, role)
+                return None
         resident.builds += 1
         return resident.line.fileno()
 
@@ -155,6 +166,23 @@ def _start(context, request, build_rule):
             confine.setns(context.own_pid_namespace, confine.CLONE_NEWPID)
     theirs.close()
     return Resident(pid, ours)
+
+
+def _ready(resident, limit):
+    """Whether a compiler just started says it is ready (an empty frame) within `limit`
+    seconds."""
+    deadline = time.monotonic() + limit
+    got = b""
+    while len(got) < _HEADER:
+        remaining = deadline - time.monotonic()
+        ready = select.select([resident.line, resident.pidfd], [], [], max(remaining, 0))[0] if remaining > 0 else []
+        if resident.line not in ready:
+            return False
+        chunk = resident.line.recv(_HEADER - len(got))
+        if not chunk:
+            return False
+        got += chunk
+    return got == bytes(_HEADER)
 
 
 def _confine(context, request, line_fd):

@@ -688,7 +688,7 @@ def _run_built_function(request, context, cap, suite, problem):
             return message
         programs.seal(artifact)
         # The tests' program is built before the candidate's time starts.
-        context.judge.build_tests(context, request, problem, time.monotonic() + limit)
+        context.judge.build_tests(context, request, problem, limit)
         served = _execute(request, context, float(request["timeout"]), lambda scratch: _start_judged(
             request, context, scratch, cap, problem, entry_point, build_rule, artifact))
         if served.fields is None:

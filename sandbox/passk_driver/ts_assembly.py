@@ -8,8 +8,14 @@ js_judge.js runs them with a stand-in for the entry point, as for JavaScript."""
 VERDICT_BY_EXIT = False
 
 
+# What MultiPL-E's tests begin with, which its harness puts in the one file with the
+# candidate's code: an honest answer may use `require` (HumanEval_162's crypto) and
+# type-checks there. Type-only: it changes nothing the program does.
+_TESTS_DECLARE = "\ndeclare var require: any;\n"
+
+
 def serving_source(code, entry, declaration, driver):
-    return code
+    return code + _TESTS_DECLARE
 
 
 def tests_source(helpers, declaration, entry, tests, driver):

@@ -4,8 +4,9 @@
 // A build of tsc's is 1.5 s on one CPU, nearly all of it reading and parsing those
 // declarations; here a build is the candidate's file alone.
 //
-// Each request on standard input is the source's file name, its text, and the build's
-// tsc arguments; the reply on standard output is tsc's exit status, its diagnostics as
+// Once started, it says it is ready with an empty frame, after parsing the library for
+// the options it was started with (the builds' own). Each request on standard input is
+// the source's file name, its text, and the build's tsc arguments; the reply on standard output is tsc's exit status, its diagnostics as
 // tsc prints them, and each file it wrote, by its path. Frames are a count of items,
 // then each item's length and bytes, all big-endian. The compiler sees the source and
 // the standard library's declarations, and no other file: nothing a build wrote or read
@@ -19,7 +20,7 @@
 // diagnostics are then those of the library by itself: none, as checked once per set
 // of options (where they are not none, every build checks them).
 //
-//     node ts_compile.js TSC
+//     node ts_compile.js TSC OPTION...
 const fs = require('fs');
 const path = require('path');
 
@@ -180,6 +181,10 @@ function compile(request) {
   return reply;
 }
 
+// Ready once the library is parsed and checked for the build's options: that is not a
+// build's time.
+baseline('main.ts', ts.parseCommandLine(process.argv.slice(3)).options);
+writeReply([]);
 for (let request = readRequest(); request !== null; request = readRequest()) {
   writeReply(compile(request));
 }

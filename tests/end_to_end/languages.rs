@@ -582,6 +582,14 @@ fn typescript_function_completions_are_checked_and_judged_apart() {
     let type_error = named(&results, "type-error");
     assert_eq!(type_error["status"], "compile-error");
     assert!(type_error["detail"].as_str().unwrap().contains("error TS2322"), "{type_error}");
+
+    // Regression: MultiPL-E's tests begin with `declare var require: any;`, which its
+    // harness's one file gives the candidate's code too; built without the tests, an
+    // honest answer that used `require` did not compile.
+    let crypto = "  if (text === \"\") return undefined;\n  const crypto = require('crypto');\n  \
+                  return crypto.createHash('md5').update(text).digest('hex');\n}\n";
+    let results = judged(&problems, "HumanEval_162_string_to_md5", &[("honest", crypto)], "10");
+    assert_eq!(results[0]["status"], "passed", "{}", results[0]);
 }
 
 /// Guards against a Java verdict that rests on the exit status of one program holding
@@ -1251,4 +1259,30 @@ fn a_build_is_bounded_by_the_memory_limit_whichever_compiler_runs_it() {
     assert_eq!(statuses(&results), ["compile-error", "passed"], "{results:#?}");
     let detail = results[0]["detail"].as_str().unwrap();
     assert!(detail.starts_with("the build ran out of memory"), "{detail}");
+}
+
+/// Regression: a resident compiler's start (node parsing TypeScript's library, seconds
+/// on a loaded machine) was charged to the first build; under `--compile-timeout 2`
+/// that build timed out, which stopped the compiler, so that the next build started it
+/// again and timed out too: every sample was `compile-timeout`. The start is outside any
+/// build's limit now, the tests' build's included.
+#[test]
+fn a_tight_compile_timeout_leaves_the_compilers_start_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples: Vec<Value> =
+        (0..4).map(|at| sample("typescript", &format!("// answer {at}\n{TYPESCRIPT_RIGHT}"))).collect();
+    let (finished, results) = run(dir.path(), &samples, &["--jobs", "2", "--compile-timeout", "2"]);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert_eq!(statuses(&results), ["passed"; 4], "{results:#?}");
+    let Some(problems) = shared_benchmark("multipl-e/humaneval-ts.jsonl.gz") else { return };
+    let completions = [("honest", "  return number % 1.0;\n}\n"), ("wrong", "  return 0;\n}\n")];
+    let mut evaluate = passk(["evaluate", "--k", "1", "--restart", "--no-dedup", "--partial"]);
+    evaluate.args(["--jobs", "1", "--compile-timeout", "2"]);
+    let samples: Vec<Value> = completions
+        .iter()
+        .map(|(name, completion)| json!({"task_id": "HumanEval_2_truncate_number", "completion": completion, "name": name}))
+        .collect();
+    let (finished, results) = evaluate_samples(evaluate, dir.path(), &problems, &samples);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert_eq!(statuses(&results), ["passed", "failed"], "{results:#?}");
 }

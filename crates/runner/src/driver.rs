@@ -26,6 +26,10 @@ const START_LIMIT: Duration = Duration::from_secs(30);
 /// How much longer than a candidate's own limit the driver may take to answer. The
 /// driver enforces the limit itself; this only catches a driver that has stopped working.
 const ANSWER_MARGIN: Duration = Duration::from_secs(10);
+/// How long the driver waits for a resident compiler to start (a JVM and javac's warm-up,
+/// or node parsing TypeScript's library), outside any build's limit: RESIDENT_START in
+/// sandbox/passk_driver/resident.py.
+const RESIDENT_START: Duration = Duration::from_secs(30);
 /// What each run of a candidate may take beyond its limit, in a sample of several runs.
 const RUN_MARGIN: Duration = Duration::from_secs(1);
 /// How long a stopping driver gets to clean up after SIGTERM before SIGKILL.
@@ -142,12 +146,15 @@ fn answer_limit(program: &Program, timeout: Duration, compile_timeout: Duration)
     // a limit that counted only the runs, and its sample was lost as `infrastructure`.
     // The candidate's program is built under its own limit, and for a function
     // completion the tests' program too, in the judge, before the candidate's time.
-    let builds = match program.toolchain() {
-        Some(toolchain) if toolchain.assembly.is_some() => 2,
-        Some(toolchain) if !toolchain.compile.is_empty() => 1,
-        _ => 0,
+    // A build by a resident compiler may also wait for it to start, and be run again by a
+    // compiler of its own where that one was lost (sandbox/passk_driver/resident.py).
+    let (builds, resident) = match program.toolchain() {
+        Some(toolchain) if toolchain.assembly.is_some() => (2, !toolchain.resident.is_empty()),
+        Some(toolchain) if !toolchain.compile.is_empty() => (1, !toolchain.resident.is_empty()),
+        _ => (0, false),
     };
-    let timeout_then_builds = |runs: Duration| runs + compile_timeout * builds;
+    let building = if resident { (compile_timeout * 2 + RESIDENT_START) * builds } else { compile_timeout * builds };
+    let timeout_then_builds = |runs: Duration| runs + building;
     let (runs, tries) = match &program.problem().tests {
         Tests::Check(_) => return timeout_then_builds(timeout) + ANSWER_MARGIN,
         // A phase of calls whose answer came late after its call went ahead is judged

@@ -51,6 +51,10 @@ use passk_report::scores::{self, UncertaintyOptions};
 use passk_report::summary::{Coverage, Report, Subset};
 use passk_report::tally::Tally;
 
+/// How long a failure to check the input waits for an interrupt that may have caused it
+/// (the signal reaches passk's children, which die of it, a moment before its handler).
+const INTERRUPT_GRACE: Duration = Duration::from_millis(200);
+
 #[derive(Debug)]
 pub struct EvaluateOptions {
     /// The samples, or `-` for standard input.
@@ -96,7 +100,18 @@ pub async fn evaluate(
     let events = &events;
     let started_at = provenance::now();
     let clock = Instant::now();
-    let prepared = Prepared::new(&options, events).await?;
+    let prepared = match Prepared::new(&options, events).await {
+        Ok(prepared) => prepared,
+        // Regression: Ctrl-C reaches the toolchains' and the interpreter's version
+        // probes too, and their deaths were told as a broken toolchain ("did not print
+        // a version"), exit 1. The signal's own handler may run a moment after.
+        Err(error) => {
+            tokio::select! {
+                () = interrupt.cancelled() => return Err(EvalError::Interrupted { phase: "checking the input" }),
+                () = tokio::time::sleep(INTERRUPT_GRACE) => return Err(error),
+            }
+        }
+    };
     if interrupt.is_cancelled() {
         return Err(EvalError::Interrupted { phase: "checking the input" });
     }
