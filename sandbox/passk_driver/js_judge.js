@@ -40,6 +40,12 @@ function text(value) {
   }
 }
 
+// Node's assertion messages are laid out over lines ("Expected values to be loosely
+// deep-equal:\n\n-1\n\nshould loosely deep-equal\n\n0"); a verdict's detail is one.
+function oneLine(value) {
+  return value.replace(/\s*\n\s*/g, ' ');
+}
+
 function shorten(value) {
   const shown = text(value);
   return shown.length > DETAIL_CAP ? `${shown.slice(0, DETAIL_CAP)}...` : shown;
@@ -138,7 +144,7 @@ function standIn(...args) {
 
 // An error the tests throw later (in a callback), or one of the judge's own.
 process.on('uncaughtException', (error) => {
-  record('failed', `${text(error && error.name ? error.name : 'Error')}: ${text(error && error.message)}${testLine(error)}`);
+  record('failed', `${text(error && error.name ? error.name : 'Error')}: ${oneLine(text(error && error.message))}${testLine(error)}`);
 });
 
 const first = receive();
@@ -163,7 +169,7 @@ try {
   vm.runInThisContext(problem.test, { filename: TEST_FILE });
 } catch (error) {
   const name = text(error && error.name ? error.name : 'Error');
-  const message = text(error && error.message !== undefined ? error.message : error);
+  const message = oneLine(text(error && error.message !== undefined ? error.message : error));
   record('failed', `${name}: ${message}${testLine(error)}`);
 }
 // What the tests left to run later (a promise's callbacks) runs before the verdict.

@@ -579,6 +579,11 @@ fn typescript_function_completions_are_checked_and_judged_apart() {
     }
     let wrong = named(&results, "wrong")["detail"].as_str().unwrap();
     assert!(wrong.contains("at line 10 of the tests: assert.deepEqual(candidate(3.5), 0.5);"), "{wrong}");
+    // Regression: Node's message, laid out over five lines, was the detail as it was.
+    assert!(
+        wrong.starts_with("AssertionError: Expected values to be loosely deep-equal: 0 should loosely deep-equal 0.5"),
+        "{wrong}"
+    );
     let type_error = named(&results, "type-error");
     assert_eq!(type_error["status"], "compile-error");
     assert!(type_error["detail"].as_str().unwrap().contains("error TS2322"), "{type_error}");

@@ -802,6 +802,10 @@ fn validate_refuses_a_set_without_canonical_solutions() {
     let checked = finish(passk(["validate", "--problems"]).arg(&problems));
     assert_eq!(checked.code, Some(4), "{}", checked.stderr);
     assert!(checked.stderr.contains("problems have no canonical solution"), "{}", checked.stderr);
+    // Regression: it started every worker, then listed each task id before saying so
+    // (159 lines on MultiPL-E's files): now the one line, before anything runs.
+    assert_eq!(checked.stdout, "", "{}", checked.stdout);
+    assert_eq!(checked.stderr.lines().count(), 1, "{}", checked.stderr);
 }
 
 /// Regression: `passk validate` held the time of every test of a problem together to

@@ -51,10 +51,6 @@ pub async fn validate(
         report.push_str(&format!("  {problems} {have} no canonical solution: {}\n", missing.join(", ")));
     }
     crate::say::print(report.as_bytes())?;
-    if !problems.problems.is_empty() && missing.len() == problems.problems.len() {
-        // Nothing was validated: as `canonical` refuses such a set, so does this.
-        return Err(CommandError::NoCanonicalSolutions { path: problems.name.clone(), problems: missing.len() });
-    }
     if failing.is_empty() {
         Ok(())
     } else {

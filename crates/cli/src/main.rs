@@ -137,6 +137,14 @@ fn run(command: Command) -> Result<(), CommandError> {
         Command::Validate(args) => {
             let set = args.suite.set_options(args.runner.timeout)?;
             let mut problems = passk_formats::problems::ProblemSet::load(&args.problems, &set)?;
+            // Regression: a set with no canonical solution (MultiPL-E's) started every
+            // worker, then listed each of its task ids before saying so.
+            if problems.problems.iter().all(|problem| problem.canonical_solution.is_none()) {
+                return Err(CommandError::NoCanonicalSolutions {
+                    path: problems.name.clone(),
+                    problems: problems.problems.len(),
+                });
+            }
             let cache_dir = args.suite.cache_dir();
             let terminal: EventSink = Arc::new(Terminal::default());
             // Before the workers, whose sandbox shows the libraries the toolchains build.
