@@ -539,6 +539,8 @@ fn the_same_command_runs_again_the_samples_left_unjudgeable_for_want_of_expected
     let resumed = finish(&mut command());
     assert_eq!(resumed.code, Some(4), "the canonical solution still fails: {}", resumed.stderr);
     assert!(resumed.stderr.contains("resuming: 2 of 4 samples already have results"), "{}", resumed.stderr);
+    // Regression: the table's count was the last session's alone.
+    assert!(resumed.stdout.contains("; 2 decided before the run was resumed\n"), "{}", resumed.stdout);
     let after = read_jsonl(&results);
     assert_eq!(statuses(&after), statuses(&before));
     assert_eq!(kept(&after), kept(&before), "the judged samples kept their lines");

@@ -250,10 +250,14 @@ pub fn footer(
     accounting: &Accounting,
     executions: u64,
     reused: u64,
+    resumed_from: usize,
 ) -> Vec<(String, String)> {
     let level = isolation.level;
+    // Regression: a run resumed over several sessions said only the last one's count.
+    let earlier =
+        if resumed_from > 0 { format!("; {resumed_from} decided before the run was resumed") } else { String::new() };
     vec![
-        ("executed".into(), format!("{executions} ({reused} identical samples reused a verdict)")),
+        ("executed".into(), format!("{executions} ({reused} identical samples reused a verdict){earlier}")),
         ("sandbox".into(), level.to_string()),
         ("verdicts".into(), describe_verdicts(options.workers.verdicts, level, facts)),
         ("ipc".into(), describe_ipc(level, facts)),

@@ -165,6 +165,7 @@ pub async fn evaluate(
         &machine.accounting,
         counts.executions,
         counts.reused,
+        resumed_from,
     );
     if let Some(toolchains) =
         describe::describe_toolchains(&prepared.toolchains, &options.workers.limits, machine.facts)

@@ -48,9 +48,6 @@ impl Prepared {
         if !samples::is_stream(&options.samples) && same_file(&options.samples, &options.results) {
             return Err(InputError::ResultsOverSamples { path: options.results.display().to_string() }.into());
         }
-        if let Some(fields) = not_results(&options.results) {
-            return Err(InputError::ResultsOverOther { path: options.results.display().to_string(), fields }.into());
-        }
         // The results are tried first, so that a folder that refuses them is named as
         // the user gave it, not by the lock file beside it.
         let outputs =
@@ -58,6 +55,9 @@ impl Prepared {
         for (option, path) in outputs {
             passk_formats::write::check_writable(path)
                 .map_err(|source| InputError::unwritable(option, path, source))?;
+        }
+        if let Some(fields) = not_results(&options.results) {
+            return Err(InputError::ResultsOverOther { path: options.results.display().to_string(), fields }.into());
         }
         let lock = ResultsLock::acquire(&options.results)?;
         let report = options.report.as_deref().map(ReportPath::new).transpose()?;
@@ -160,6 +160,11 @@ impl Prepared {
 /// None where there is no such file. An interrupted run's results are its journal, beside
 /// them, and a complete run's have `passed` on every line.
 fn not_results(results: &Path) -> Option<String> {
+    // A regular file only: opening a pipe would wait for a writer (and check_writable
+    // has refused whatever else is there).
+    if !std::fs::metadata(results).is_ok_and(|found| found.is_file()) {
+        return None;
+    }
     let file = std::fs::File::open(results).ok()?;
     let mut values = serde_json::Deserializer::from_reader(std::io::BufReader::new(file))
         .into_iter::<serde_json::Map<String, serde_json::Value>>();
