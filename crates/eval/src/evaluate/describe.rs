@@ -248,10 +248,10 @@ pub fn footer(
     isolation: &Isolation,
     facts: DriverFacts,
     accounting: &Accounting,
-    executions: u64,
-    reused: u64,
+    counts: super::run::Counts,
     resumed_from: usize,
 ) -> Vec<(String, String)> {
+    let super::run::Counts { executions, reused } = counts;
     let level = isolation.level;
     // Regression: a run resumed over several sessions said only the last one's count.
     let earlier =

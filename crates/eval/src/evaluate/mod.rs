@@ -163,8 +163,7 @@ pub async fn evaluate(
         &machine.isolation,
         machine.facts,
         &machine.accounting,
-        counts.executions,
-        counts.reused,
+        counts,
         resumed_from,
     );
     if let Some(toolchains) =
