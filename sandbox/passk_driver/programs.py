@@ -189,25 +189,14 @@ def _build_by_resident(build_rule, name, text, source, argv):
     """The build by the slot's resident compiler (resident.py): the files it wrote come
     back in its reply and are written here, where the compiler would have written them,
     before the artifact is packed from them. Never returns."""
-    try:
-        reply = resident.ask(resident.COMPILER_FD, [name, text, *argv[1:]])
-        status, said, written = int(reply[0]), reply[1], reply[2:]
-    except (resident.Lost, ValueError, IndexError):
+    built = _built_by_resident(resident.COMPILER_FD, name, text, argv, ".")
+    if built is None:
         os._exit(EXIT_COMPILER_LOST)
+    status, said = built
     while said:
         said = said[os.write(2, said):]
     if status != 0:
         os._exit(EXIT_COMPILE_FAILED)
-    if len(written) % 2:
-        os._exit(EXIT_COMPILER_LOST)
-    for path, data in zip(written[::2], written[1::2]):
-        path = os.path.normpath(path.decode("utf-8", "replace"))
-        if os.path.isabs(path) or path.split(os.sep)[0] == "..":
-            os._exit(EXIT_COMPILER_LOST)
-        if os.path.dirname(path):
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as out:
-            out.write(data)
     _pack(build_rule["artifact"], source, ".", ARTIFACT_FD, argv)
     os._exit(0)
 
@@ -593,7 +582,7 @@ def _build_here(build_rule, source, compiler=None):
             argv = _filled(argv, cache=cache)
         built = _built_by_resident(compiler, name, text, argv, directory) if compiler is not None else None
         if built is not None:
-            ended, said = built
+            ended, said = built[0], _lines(built[1])
         else:
             ended, said = _compiled_here(build_rule, argv, directory)
         if ended is None:
@@ -646,13 +635,16 @@ def _compiled_here(build_rule, argv, directory):
 
 def _built_by_resident(compiler, name, text, argv, directory):
     """Has the resident compiler on `compiler` build `text`, and writes the files it
-    wrote into `directory`: its exit status and the lines it printed, or None if it
-    did not answer."""
+    wrote into `directory`: its exit status and what it printed, or None if it did not
+    answer, or answered with what no build writes (a file outside the directory)."""
     try:
         reply = resident.ask(compiler, [name, text, *argv[1:]])
         status, said, written = int(reply[0]), reply[1], reply[2:]
     except (resident.Lost, ValueError, IndexError):
         return None
+    if len(written) % 2:
+        return None
+    directory = os.path.abspath(directory)
     for path, data in zip(written[::2], written[1::2]):
         target = os.path.normpath(os.path.join(directory, path.decode("utf-8", "replace")))
         if os.path.relpath(target, directory).split(os.sep)[0] == "..":
@@ -660,7 +652,7 @@ def _built_by_resident(compiler, name, text, argv, directory):
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(target, "wb") as out:
             out.write(data)
-    return status, _lines(said)
+    return status, said
 
 
 def _lines(said):

@@ -350,14 +350,13 @@ def _build(request, context, cap, build_rule, artifact, serving=None):
     exited = os.WEXITSTATUS(ended) if os.WIFEXITED(ended) else None
     if exited == programs.EXIT_COMPILER_LOST:
         compilers.lost(build_rule, resident.CANDIDATES)
-    elif exited not in (0, programs.EXIT_COMPILE_FAILED) or execution.fields[0] in ("timeout", "out-of-memory"):
+        return _execute(request, context, limit, lambda scratch: _start_build(
+            request, context, scratch, cap, build_rule, artifact, serving, None))
+    if exited not in (0, programs.EXIT_COMPILE_FAILED) or execution.fields[0] in ("timeout", "out-of-memory"):
         compilers.stop(build_rule, resident.CANDIDATES)
     else:
         compilers.retire_if_holding(build_rule, resident.CANDIDATES, request)
-    if exited != programs.EXIT_COMPILER_LOST:
-        return execution
-    return _execute(request, context, limit, lambda scratch: _start_build(
-        request, context, scratch, cap, build_rule, artifact, serving, None))
+    return execution
 
 
 class _Poller:
@@ -459,6 +458,11 @@ def _candidate_ending(request, child):
     return "error", detail, f"failed: {detail}"
 
 
+def _says_gone(record):
+    """Whether a judging program's record says the candidate's process hung up on it."""
+    return record is not None and len(record) > 1 and str(record[1]).startswith(CANDIDATE_GONE)
+
+
 def _verdict(request, processes, watch, seen, timeout):
     """The sample's verdict. That it ran out of memory or processes is told from what the
     kernel saw, never from what the candidate said: it can raise MemoryError or an
@@ -490,8 +494,7 @@ def _ending(request, processes, watch, timeout):
     record = processes.reader.record
     if record is not None and processes.judge is None and record[0] not in CANDIDATE_STATUSES:
         record = ("failed", *record[1:])
-    if record is not None and record[0] == "failed" and len(record) > 1 and str(record[1]).startswith(CANDIDATE_GONE) \
-            and processes.candidate.ended_alone:
+    if record is not None and record[0] == "failed" and _says_gone(record) and processes.candidate.ended_alone:
         status = processes.candidate.status
         if os.WIFSIGNALED(status):
             return (*_candidate_ending(request, processes.candidate), *record[3:])
@@ -537,8 +540,7 @@ def _execute(request, context, timeout, start, decided=None, written=None):
     watch = Watch(processes, context.harness_fd, started + timeout)
     watch.run()
     duration = time.monotonic() - started
-    record = processes.reader.record
-    if record is not None and len(record) > 1 and str(record[1]).startswith(CANDIDATE_GONE):
+    if _says_gone(processes.reader.record):
         processes.candidate.settle(GONE_SETTLING)
     # The verdict is decided; nothing the candidate left behind may change it. The
     # candidate is reaped before the driver does anything more: until then it shares
