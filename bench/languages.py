@@ -224,7 +224,9 @@ def main():
     if not os.path.isdir(args.benchmarks):
         sys.exit(f"bench/languages.py needs the released benchmark files in {args.benchmarks} (--benchmarks)")
     wanted = [(language, suite) for suite in args.suites.split(",") for language in args.languages.split(",")]
-    rows = []
+    # Each row is printed as soon as it is measured: a run over every language is long.
+    print(f"{'language (suite)':<26}{'samples':>8}{'passed (passk/plain)':>22}{'passk /s':>10}{'plain /s':>10}"
+          f"{'ratio':>8}", flush=True)
     for row in [row for row in wanted if row in SUITES]:
         path = os.path.join(args.benchmarks, SUITES[row][0])
         suite = records(path, args.problems)
@@ -250,16 +252,11 @@ def main():
                 passed["plain"] = plain(row, suite, items, args.jobs, args.timeout)
                 times["plain"].append(time.perf_counter() - started)
             ratio = statistics.median(p / q for p, q in zip(times["plain"], times["passk"]))
-            rows.append((f"{row[0]} ({row[1]})", len(items), passed["passk"], passed["plain"],
-                         len(items) / statistics.median(times["passk"]), len(items) / statistics.median(times["plain"]),
-                         ratio))
-            print(_row(*rows[-1]), file=sys.stderr, flush=True)
+            print(_row(f"{row[0]} ({row[1]})", len(items), passed["passk"], passed["plain"],
+                       len(items) / statistics.median(times["passk"]), len(items) / statistics.median(times["plain"]),
+                       ratio), flush=True)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"{'language (suite)':<26}{'samples':>8}{'passed (passk/plain)':>22}{'passk /s':>10}{'plain /s':>10}"
-          f"{'ratio':>8}")
-    for row in rows:
-        print(_row(*row))
 
 
 def _row(label, count, ours, theirs, ours_rate, theirs_rate, ratio):

@@ -1,7 +1,15 @@
 """C++ function completions (HumanEval-X's, MultiPL-E's), assembled for programs.py:
 the candidate's code with cpp_serve.cpp after it, and the problem's helpers and tests
 around a stand-in for the entry point (cpp_judge.cpp); values cross as cpp_wire.hpp
-writes them."""
+writes them.
+
+The serving code can also be a source of its own (`serving_object`), compiled once per
+problem and linked with each candidate's code compiled alone: the wire's templates,
+instantiated for the entry point's types, are most of a build's time. It holds the
+problem's includes (the `#include` and `using namespace` lines of the prompt's code,
+never the candidate's), the entry point's declaration and the serving main; where
+it does not compile (a type of the prompt's own in the declaration), or the candidate's
+code does not define the entry point as declared, the two are built as one source."""
 
 import re
 
@@ -13,6 +21,27 @@ VERDICT_BY_EXIT = True
 
 def serving_source(code, entry, declaration, driver):
     return code + "\n" + template("cpp_serve.cpp", driver=driver, entry=entry, signature=_signature(declaration, entry))
+
+
+_COMMENT = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+_USING = re.compile(r"using\s+namespace\s+[\w:]+\s*;")
+
+
+def _blanked(found):
+    """A comment as the lines it spans, empty; a string as it is."""
+    text = found.group(0)
+    return text if text.startswith('"') else "\n" * text.count("\n")
+
+
+def serving_object(helpers, entry, declaration, driver):
+    """The serving code as a source of its own, from the problem's `helpers` (the
+    prompt's code before the entry point): its includes and `using namespace` lines
+    (outside its comments), the entry point declared, and the serving main."""
+    kept = [line for line in _COMMENT.sub(_blanked, helpers).split("\n")
+            if line.strip().startswith("#include") or _USING.fullmatch(line.strip())]
+    head = declaration.rstrip().removesuffix("{").rstrip()
+    return "\n".join(kept) + f"\n{head};\n" + template("cpp_serve.cpp", driver=driver, entry=entry,
+                                                        signature=_signature(declaration, entry))
 
 
 def tests_source(helpers, declaration, entry, tests, driver):

@@ -9,6 +9,9 @@ by every sample. The driver runs no other thread and holds no lock when it forks
 there is nothing for those hooks to repair, and the C library's `fork` is called
 directly. The one hook whose work a sample needs is `random`'s, which gives each child
 a seed of its own; it is done here.
+
+`fork_alone` makes the child the init of a pid namespace of its own at level full: a
+sample's process, the judge and a resident compiler each are.
 """
 
 import _random
@@ -40,4 +43,23 @@ def fork():
         raise confine.errno_error()
     if pid == 0:
         _random.Random.seed(_random_instance)
+    return pid
+
+
+def fork_alone(context, fork=fork):
+    """Forks a child that, at level full (context.nested), is the init of a pid
+    namespace of its own, new for it, which dies with it: nothing it can see tells what
+    ran before it (how many processes, for a later sample to read), and it sees nothing
+    of the driver's. The caller stays in its own namespace, and so do its later children.
+    `fork` is the fork to call (os.fork where the child runs threads)."""
+    if not context.nested:
+        return fork()
+    confine.unshare(confine.CLONE_NEWPID)
+    try:
+        pid = fork()
+    except BaseException:
+        confine.setns(context.own_pid_namespace, confine.CLONE_NEWPID)
+        raise
+    if pid != 0:
+        confine.setns(context.own_pid_namespace, confine.CLONE_NEWPID)
     return pid

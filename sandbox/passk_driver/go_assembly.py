@@ -39,6 +39,9 @@ _IMPORT = re.compile(r"import\b\s*")
 _SPEC = re.compile(r'(?:([A-Za-z_]\w*|\.)\s+)?"([^"\\\n]*)"[ \t]*;?')
 _NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|`[^`]*`|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _TEST = re.compile(r"^func\s+(Test\w*)\s*\(\s*\w+\s+\*testing\.T\s*\)", re.M)
+_MAIN = re.compile(r"^(func\s+)main(?=\s*\()", re.M)
+# What a candidate's own func main is called in its program, whose main is go_serve.go's.
+_CANDIDATES_MAIN = "passk_candidates_main"
 
 
 def serving_source(code, entry, declaration, driver):
@@ -72,6 +75,7 @@ def serving_source(code, entry, declaration, driver):
     # Without a type (a generic function's), the tests cannot be assembled either, and
     # the problem is unjudgeable (see tests_source).
     serve = template("go_serve.go", entry=entry, signature=_signature(declaration, entry) or "")
+    rest = _rename_main(rest)
     # Compile errors name the lines of the code as the candidate wrote it.
     return _program(imports, f"//line main.go:{line}\n{rest}\n{used}",
                     [("go_wire.go", template("go_wire.go")), ("go_serve.go", serve)])
@@ -110,6 +114,21 @@ def failure(said):
         detail = " ".join(" ".join(text.split()) for text in logged)
         return f"{found.group(1)} failed" + (f": {detail[:400]}" if detail else "")
     return None
+
+
+def _rename_main(code):
+    """`code` with its own func main, if it has one, under another name. The suites'
+    harnesses build the candidate's code into a test binary (MultiPL-E's package
+    `x_test`, `go test` of CodeGeeX's package main), where a func main is a function
+    nobody calls: it builds and the tests decide. Here the program's main is the serving
+    one, which the candidate's would clash with."""
+    noise = [found.span() for found in _NOISE.finditer(code)]
+
+    def rename(found):
+        inside = any(start <= found.start() < end for start, end in noise)
+        return found.group(0) if inside else found.group(1) + _CANDIDATES_MAIN
+
+    return _MAIN.sub(rename, code)
 
 
 def _signature(declaration, entry):

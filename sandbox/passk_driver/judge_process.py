@@ -7,7 +7,7 @@ fresh pipes to the judge, whose ends the driver hands over with the problem's co
 a socket only the two of them hold.
 
 At level full the judge is the init of a pid namespace of its own, and every
-candidate the init of another, new for each sample (sample.fork_sample_process): no
+candidate the init of another, new for each sample (forking.fork_alone): no
 candidate can name the judge or the driver, let alone signal them. The judge is
 non-dumpable like the driver it was forked from, so its memory cannot be read or
 traced by a process without privilege, and where a second user is mapped the
@@ -21,7 +21,7 @@ import signal
 import socket
 import time
 
-from . import calls, cleanup, confine, judge, programs, resident, stdio, wire
+from . import calls, cleanup, confine, forking, judge, programs, resident, stdio, wire
 from .harness_link import HarnessLink, Lost
 
 _HEADER = 4
@@ -229,16 +229,10 @@ class JudgeProcess:
         if self.pid is not None:
             return
         ours, theirs = socket.socketpair()
-        if context.own_pid_namespace is not None:
-            confine.unshare(confine.CLONE_NEWPID)
-        try:
-            pid = os.fork()
-            if pid == 0:
-                serve(theirs.fileno(), self.link_fd, context.privileged, context.ipc_namespace_per_sample,
-                      context.sample_group, request)
-        finally:
-            if context.own_pid_namespace is not None:
-                confine.setns(context.own_pid_namespace, confine.CLONE_NEWPID)
+        pid = forking.fork_alone(context, os.fork)
+        if pid == 0:
+            serve(theirs.fileno(), self.link_fd, context.privileged, context.ipc_namespace_per_sample,
+                  context.sample_group, request)
         theirs.close()
         self.pid, self.pidfd, self.control = pid, os.pidfd_open(pid), ours
 

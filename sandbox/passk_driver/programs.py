@@ -14,6 +14,7 @@ artifact: the binary itself, `java -jar` on the jar, or the language's interpret
 the source written into the run's directory.
 """
 
+import collections
 import fcntl
 import importlib
 import json
@@ -37,6 +38,12 @@ EXIT_COMPILE_FAILED = 122
 EXIT_NO_COMPILER = 123
 # A build whose resident compiler ended or hung up before it answered (see resident.py).
 EXIT_COMPILER_LOST = 124
+# Where a function completion's build finds the problem's serving object (see
+# _build_apart): a memory file the driver keeps sealed once a build filled it.
+SERVING_OBJECT_FD = 7
+# The serving object's first byte, written last: it compiled (the object follows), or
+# it did not. A file that begins with neither was never completed.
+_SERVING_BUILT, _SERVING_UNBUILT = b"Y", b"N"
 # The driver's own directory, where a language's serving and judging programs are.
 _DRIVER = os.path.dirname(os.path.abspath(__file__))
 # The descriptors of a judge program: the candidate's channel, its record, the
@@ -145,12 +152,15 @@ def build(build_rule, source, serving=None):
     """In the build's confined process: writes the source, runs the compiler (or asks
     the slot's resident one, where the driver passed its line), and packs the artifact
     into ARTIFACT_FD. Never returns. A function completion's program (`serving`: its
-    entry point's name and declaration) is built with the language's serving code after
-    it."""
+    entry point's name and declaration, and the prompt's code before it) is built with
+    the language's serving code after it, or apart from it (see _build_apart)."""
     command = None
     if serving is not None:
-        entry, declaration = serving
-        source = _assembly(build_rule).serving_source(source, entry, declaration, _DRIVER)
+        entry, declaration, helpers = serving
+        assembly = _assembly(build_rule)
+        if build_rule.get("object_compile") and _holds(SERVING_OBJECT_FD):
+            _build_apart(build_rule, source, assembly.serving_object(helpers, entry, declaration, _DRIVER))
+        source = assembly.serving_source(source, entry, declaration, _DRIVER)
         command = build_rule.get("serve_compile") or None
     name = _source_name(build_rule, source)
     text = with_precompiled(build_rule, source)
@@ -158,23 +168,103 @@ def build(build_rule, source, serving=None):
     if _holds(resident.COMPILER_FD):
         _build_by_resident(build_rule, name, text, source, argv)
     _write_source(name, text)
-    environment = _environment()
     argv = _address_limited(build_rule, argv)
+    _exit_if_failed(_compile(argv))
+    _pack(build_rule["artifact"], source, ".", ARTIFACT_FD, argv)
+    os._exit(0)
+
+
+def _compile(argv, quiet=False):
+    """Runs a compiler in this directory: its wait status. Its diagnostics go to standard
+    error (where some compilers, tsc, print them to standard output), or nowhere if
+    `quiet`."""
     pid = os.fork()
     if pid == 0:
         try:
-            # Diagnostics on standard error, where some compilers (tsc) print them to
-            # standard output.
+            if quiet:
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, 2)
             os.dup2(2, 1)
-            os.execve(argv[0], argv, environment)
+            os.execve(argv[0], argv, _environment())
         finally:
             os._exit(EXIT_NO_COMPILER)
-    _, status = os.waitpid(pid, 0)
+    return os.waitpid(pid, 0)[1]
+
+
+def _exit_if_failed(status):
+    """Ends the build as its compiler failed, if it did."""
     if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
         os._exit(EXIT_NO_COMPILER if os.WIFEXITED(status) and os.WEXITSTATUS(status) == EXIT_NO_COMPILER
                  else EXIT_COMPILE_FAILED)
-    _pack(build_rule["artifact"], source, ".", ARTIFACT_FD, argv)
+
+
+def _build_apart(build_rule, source, serving):
+    """A function completion's build with its serving code (`serving`, a source of its
+    own) compiled apart from the candidate's, by the object it was compiled to for the
+    problem, on SERVING_OBJECT_FD: given, or compiled here first into that file, which
+    the driver keeps for the problem's later builds. The serving source is the
+    problem's alone, and is compiled before the candidate's code is written. Returns,
+    for a build of one source, where the serving code does not compile alone or the
+    objects do not link (the candidate's code does not define the entry point as
+    declared); else never returns."""
+    if os.fstat(SERVING_OBJECT_FD).st_size == 0:
+        _write_source("serving.cpp", with_precompiled(build_rule, serving))
+        argv = _filled(build_rule["object_compile"], source="serving.cpp", object="serving.o")
+        compiled = _compile(_address_limited(build_rule, argv), quiet=True) == 0
+        if compiled:
+            with open("serving.o", "rb") as built:
+                os.pwrite(SERVING_OBJECT_FD, built.read(), 1)
+        os.pwrite(SERVING_OBJECT_FD, _SERVING_BUILT if compiled else _SERVING_UNBUILT, 0)
+    elif os.pread(SERVING_OBJECT_FD, 1, 0) == _SERVING_BUILT:
+        with open("serving.o", "wb") as written:
+            at = 1
+            while chunk := os.pread(SERVING_OBJECT_FD, 1 << 20, at):
+                written.write(chunk)
+                at += len(chunk)
+    if not os.path.exists("serving.o"):
+        return
+    name = build_rule["source"]
+    _write_source(name, with_precompiled(build_rule, source))
+    argv = _filled(build_rule["object_compile"], source=name, object="candidate.o")
+    _exit_if_failed(_compile(_address_limited(build_rule, argv)))
+    # The libraries the candidate's code includes, as a build of one source links them.
+    linked = _compile_command(build_rule, name, source, build_rule["link"] + ["candidate.o", "serving.o"])
+    if _compile(_address_limited(build_rule, linked), quiet=True) != 0:
+        return
+    _pack(build_rule["artifact"], source, ".", ARTIFACT_FD, linked)
     os._exit(0)
+
+
+class ServingObjects:
+    """The driver's memory files of the serving objects of problems whose serving code is
+    compiled apart (see _build_apart), by suite id, the most recent KEPT: lent to each
+    build of the problem, and kept, sealed, once a build has completed one. A build
+    sees only the problem's object, never another sample's code."""
+
+    KEPT = 64
+
+    def __init__(self):
+        self.kept = collections.OrderedDict()
+
+    def lend(self, suite_id):
+        """The problem's object, or a new file for its build to complete."""
+        kept = self.kept.pop(suite_id, None)
+        if kept is not None:
+            self.kept[suite_id] = kept
+            return kept
+        return os.memfd_create("serving", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+
+    def give_back(self, suite_id, fd):
+        """Keeps a file a build completed; closes one it did not (it was stopped)."""
+        if self.kept.get(suite_id) == fd:
+            return
+        if os.pread(fd, 1, 0) not in (_SERVING_BUILT, _SERVING_UNBUILT):
+            os.close(fd)
+            return
+        seal(fd)
+        self.kept[suite_id] = fd
+        while len(self.kept) > self.KEPT:
+            os.close(self.kept.popitem(last=False)[1])
 
 
 def _holds(fd):

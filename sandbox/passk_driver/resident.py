@@ -150,20 +150,14 @@ class ResidentCompilers:
 
 def _start(context, request, build_rule):
     ours, theirs = socket.socketpair()
-    if context.own_pid_namespace is not None:
-        confine.unshare(confine.CLONE_NEWPID)
-    try:
-        pid = forking.fork()
-        if pid == 0:
-            try:
-                _confine(context, request, theirs.fileno())
-                argv, environment = programs.resident_process(build_rule)
-                os.execve(argv[0], argv, environment)
-            finally:
-                os._exit(127)
-    finally:
-        if context.own_pid_namespace is not None:
-            confine.setns(context.own_pid_namespace, confine.CLONE_NEWPID)
+    pid = forking.fork_alone(context)
+    if pid == 0:
+        try:
+            _confine(context, request, theirs.fileno())
+            argv, environment = programs.resident_process(build_rule)
+            os.execve(argv[0], argv, environment)
+        finally:
+            os._exit(127)
     theirs.close()
     return Resident(pid, ours)
 

@@ -197,24 +197,10 @@ class Processes:
             os.close(self.record_fd)
 
 
-def fork_sample_process(context):
-    """Forks a process for the sample (forking.fork's result). At level full it is the
-    init of a pid namespace of its own, new for each, so that nothing a sample can see
-    tells how many processes the samples before it made (a count it could have set,
-    for a later sample to read), and its namespace dies with it."""
-    if not context.nested:
-        return forking.fork()
-    confine.unshare(confine.CLONE_NEWPID)
-    pid = forking.fork()
-    if pid != 0:
-        confine.setns(context.own_pid_namespace, confine.CLONE_NEWPID)
-    return pid
-
-
 def _fork_candidate(request, context, scratch, descriptors, run):
     """Forks a candidate's process, which confines itself to `descriptors` and runs
     `run(code)` on the sample's code, which never returns; returns its pid."""
-    pid = fork_sample_process(context)
+    pid = forking.fork_alone(context)
     if pid == 0:
         try:
             candidate.confine_candidate(request, context, scratch, descriptors)
@@ -323,18 +309,22 @@ def _start_run(request, context, scratch, cap, stdin, descriptors, run):
     return Processes(Child(pid), out_r, err_r, record_r, b"\0", cap)
 
 
-def _start_build(request, context, scratch, cap, build_rule, artifact, serving, line):
+def _start_build(request, context, scratch, cap, build_rule, artifact, serving, line, serving_object):
     """The build's process (see programs.build): no input, its compiler's diagnostics
     on standard error; `serving` is the entry point a function completion's program
-    serves (see programs.build), `line` the slot's resident compiler's, if it asks one."""
+    serves (see programs.build), `line` the slot's resident compiler's, if it asks one,
+    and `serving_object` the memory file of the problem's serving object, if its
+    serving code is compiled apart."""
     descriptors = {programs.ARTIFACT_FD: artifact}
     if line is not None:
         descriptors[resident.COMPILER_FD] = line
+    if serving_object is not None:
+        descriptors[programs.SERVING_OBJECT_FD] = serving_object
     return _start_run(request, context, scratch, cap, b"", descriptors,
                       lambda source: programs.build(build_rule, source, serving))
 
 
-def _build(request, context, cap, build_rule, artifact, serving=None):
+def _build(request, context, cap, build_rule, artifact, serving=None, serving_object=None):
     """The build's run (None if the harness went away), by the slot's resident compiler
     where it keeps one: a build that did not come back stops that compiler, and one the
     compiler ended or hung up on is run again with the compiler executed afresh (see
@@ -343,7 +333,7 @@ def _build(request, context, cap, build_rule, artifact, serving=None):
     compilers = context.compilers
     line = compilers.line(context, request, build_rule, resident.CANDIDATES)
     execution = _execute(request, context, limit, lambda scratch: _start_build(
-        request, context, scratch, cap, build_rule, artifact, serving, line))
+        request, context, scratch, cap, build_rule, artifact, serving, line, serving_object))
     if line is None or execution.fields is None:
         return execution
     ended = execution.status
@@ -351,7 +341,7 @@ def _build(request, context, cap, build_rule, artifact, serving=None):
     if exited == programs.EXIT_COMPILER_LOST:
         compilers.lost(build_rule, resident.CANDIDATES)
         return _execute(request, context, limit, lambda scratch: _start_build(
-            request, context, scratch, cap, build_rule, artifact, serving, None))
+            request, context, scratch, cap, build_rule, artifact, serving, None, serving_object))
     if exited not in (0, programs.EXIT_COMPILE_FAILED) or execution.fields[0] in ("timeout", "out-of-memory"):
         compilers.stop(build_rule, resident.CANDIDATES)
     else:
@@ -679,8 +669,13 @@ def _run_built_function(request, context, cap, suite, problem):
     try:
         limit = float(build_rule["compile_timeout"])
         entry_point = suite["entry_point"]
-        serving = (entry_point, suite.get("declaration", ""))
-        execution = _build(request, context, cap, build_rule, artifact, serving)
+        serving = (entry_point, suite.get("declaration", ""), suite.get("prompt_helpers", ""))
+        serving_object = context.serving_objects.lend(problem[2]) if build_rule.get("object_compile") else None
+        try:
+            execution = _build(request, context, cap, build_rule, artifact, serving, serving_object)
+        finally:
+            if serving_object is not None:
+                context.serving_objects.give_back(problem[2], serving_object)
         if execution.fields is None:
             return None
         failure = _build_failure(execution, limit)

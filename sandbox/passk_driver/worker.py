@@ -25,7 +25,7 @@ import os
 import signal
 import sys
 
-from . import cgroup, cleanup, confine, sample, seccomp
+from . import cgroup, cleanup, confine, programs, sample, seccomp
 from .sources import Sources
 from .judge_process import JudgeProcess
 from .resident import ResidentCompilers
@@ -53,7 +53,7 @@ class Context:
             confine.clear_inheritable()
         self.own_pid_namespace = _own_pid_namespace() if isolate else None
         # Each candidate is the init of a pid namespace of its own where this driver
-        # makes them (see sample.fork_sample_process), and gets the filter for that.
+        # makes them (see forking.fork_alone), and gets the filter for that.
         self.syscall_filter = seccomp.available(self.nested) if isolate else None
         self.ipc_namespace_per_sample = self.nested and _fresh_ipc_namespace()
         self.network_namespace_per_sample = self.nested and _fresh_network_namespace()
@@ -62,6 +62,7 @@ class Context:
         self.judge = JudgeProcess(judge_link_fd)
         self.compilers = ResidentCompilers()
         self.suites = Suites()
+        self.serving_objects = programs.ServingObjects()
         self.sources = Sources()
         # The memory file of the code of the sample being run (see sources.py).
         self.source_fd = None

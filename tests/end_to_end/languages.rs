@@ -100,11 +100,14 @@ fn programs_in_each_language_are_built_once_and_judged_by_their_output() {
         assert!(toolchains.contains(&format!("{language}: ")) && toolchains.contains(version), "{toolchains}");
     }
     assert!(toolchains.contains("; 3 precompiled headers in "), "{toolchains}");
+    // What runs the classes javac builds is another program, with a version of its own.
+    assert!(toolchains.contains("; run by java 17."), "{toolchains}");
     assert!(finished.stdout.contains("  compile-error        2\n"), "{}", finished.stdout);
     let record: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("results.jsonl.run.json")).unwrap()).unwrap();
     let recorded = &record["settings"]["toolchains"];
     assert!(recorded["cpp"].as_str().is_some_and(|found| found.contains("12.")), "{record}");
+    assert!(recorded["java"].as_str().is_some_and(|found| found.contains(", run by java 17.")), "{record}");
 }
 
 /// A compiler reads what its source names and can be made to work without end: it runs
@@ -176,6 +179,15 @@ fn the_language_comes_from_the_sample_or_the_flag_and_is_checked_first() {
         "{}",
         overridden.stderr
     );
+
+    // Regression: C++ solutions that named no language ran as Python, each failed as a
+    // syntax error, and nothing said why.
+    let untold = [json!({"task_id": "passk_double", "solution": CPP_RIGHT}), sample("python", "print(2)\n")];
+    let (untold, results) = run(dir.path(), &untold, &[]);
+    assert_eq!(statuses(&results), ["error", "failed"], "{results:#?}");
+    let hint = "samples.jsonl:1: this sample runs as python and looks written in cpp (`#include`): name the \
+                samples' language with --language cpp, or with a `language` field on each sample";
+    assert!(untold.stderr.contains(hint), "{}", untold.stderr);
 
     let humaneval = dir.path().join("humaneval.jsonl");
     write_jsonl(
@@ -489,6 +501,52 @@ fn cpp_forgeries_fail_and_honest_completions_pass() {
     // Regression: a hang was now and then `failed`, the judge's word on the candidate's
     // process ending when the deadline killed it, read before the driver's timeout.
     assert_eq!(named(&results, "hangs")["status"], "timeout");
+}
+
+/// A C++ function completion's serving code is compiled once per problem in a slot,
+/// from the problem's includes and declaration alone, and linked with each candidate's
+/// code compiled apart; where the two do not link (an entry point defined `inline`,
+/// which no object of the candidate's holds; a main of its own), the program is built
+/// as one source, as before. Samples of two problems in turn through one slot: each is
+/// judged on its own code, whichever sample built the object its program links.
+#[test]
+fn cpp_serving_code_is_compiled_once_per_problem_and_linked_with_each_candidate() {
+    let Some(problems) = shared_benchmark("multipl-e/humaneval-cpp.jsonl.gz") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let strlen = |name: &str, completion: &str| json!({"task_id": "HumanEval_23_strlen", "completion": completion, "name": name});
+    let add =
+        |name: &str, completion: &str| json!({"task_id": "HumanEval_53_add", "completion": completion, "name": name});
+    let samples = [
+        strlen("right strlen", "    return string.size();\n"),
+        add("right add", "    return x + y;\n"),
+        strlen("wrong strlen", "    return string.size() + 1;\n"),
+        add("wrong add", "    return x - y;\n"),
+        json!({"task_id": "HumanEval_23_strlen", "name": "right strlen, inline",
+               "solution": "#include<bits/stdc++.h>\ninline long string_length(std::string string) { return string.size(); }\n"}),
+        strlen("own main", "    return string.size();\n}\nint main() { return 0; }\nlong unused() {\n    return 0;\n"),
+        add("right add again", "    long sum = x;\n    sum += y;\n    return sum;\n"),
+    ];
+    let mut evaluate = passk(["evaluate", "--k", "1", "--restart", "--no-dedup", "--partial", "--jobs", "1"]);
+    evaluate.args(["--timeout", "10"]);
+    let (finished, results) = evaluate_samples(evaluate, dir.path(), &problems, &samples);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let statuses: Vec<(&str, &str)> =
+        results.iter().map(|result| (result["name"].as_str().unwrap(), result["status"].as_str().unwrap())).collect();
+    assert_eq!(
+        statuses,
+        [
+            ("right strlen", "passed"),
+            ("right add", "passed"),
+            ("wrong strlen", "failed"),
+            ("wrong add", "failed"),
+            ("right strlen, inline", "passed"),
+            ("own main", "compile-error"),
+            ("right add again", "passed"),
+        ],
+        "{results:#?}"
+    );
+    let own_main = named(&results, "own main")["detail"].as_str().unwrap();
+    assert!(own_main.starts_with("does not compile: main.cpp:") && own_main.contains("main"), "{own_main}");
 }
 
 /// MultiPL-E's C++ signatures, released: standard containers, optionals, tuples, maps,
@@ -902,6 +960,10 @@ fn assert_statuses(results: &[Value], expected: impl Fn(&str) -> &'static str) {
 /// `infrastructure`; right answers with the suites' types (`[]interface{}`, maps, slices
 /// of slices) pass, wrong ones fail naming the subtest, and ones MultiPL-E's harness
 /// would not build (an unused variable, a package it does not import) do not build.
+///
+/// Regression: a completion with a func main of its own, which MultiPL-E's test binary
+/// builds and never calls, did not build ("go_serve.go:6: main redeclared"), and a right
+/// one failed.
 #[test]
 fn go_forgeries_fail_and_honest_completions_pass() {
     let Some(problems) = shared_benchmark("multipl-e/humaneval-go.jsonl.gz") else { return };
@@ -910,7 +972,7 @@ fn go_forgeries_fail_and_honest_completions_pass() {
         // A nil slice prints as `[]`, which the tests compare: it passes there too.
         if name.starts_with("right") || name.starts_with("wrong: nil slice") {
             "passed"
-        } else if name.starts_with("compile") || name == "forgery: a func main of its own" {
+        } else if name.starts_with("compile") {
             "compile-error"
         } else if name.contains("hangs") {
             "timeout"

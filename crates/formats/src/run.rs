@@ -38,7 +38,7 @@ pub struct VerdictSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
     /// The toolchains of the samples' languages other than Python, by language: each
-    /// one's executable and version.
+    /// one's executable and version, and its runtime's where that is another program.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub toolchains: std::collections::BTreeMap<String, String>,
     /// The sandbox level reached: known once the workers are up.

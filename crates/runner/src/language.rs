@@ -83,11 +83,24 @@ pub struct ProgramRule {
     /// The command that runs the tests' program, where it is not `run`.
     #[serde(default)]
     pub judge_run: Vec<String>,
+    /// For function completions, where the serving code is compiled apart from the
+    /// candidate's (C++'s: see programs.py): the command that compiles a source
+    /// (`{source}`) to an object (`{object}`), and the one that links the objects that
+    /// follow it into the program. Empty: the serving code is compiled with the
+    /// candidate's, in one source.
+    #[serde(default)]
+    pub object_compile: Vec<String>,
+    #[serde(default)]
+    pub link: Vec<String>,
     /// A compiler kept running for a worker slot's builds, which builds as `compile`
     /// would (the driver's resident.py); `{toolchain}` is the toolchain's path. Empty
     /// where every build runs its compiler afresh.
     #[serde(default)]
     pub resident: Vec<String>,
+    /// The program that runs what the toolchain builds, where it is not the toolchain
+    /// itself (Java's `java` beside `javac`, TypeScript's `node` beside `tsc`): its
+    /// version is the run's too.
+    pub runtime: Option<Runtime>,
     /// Libraries a program is linked with when it includes their headers (or imports
     /// their classes).
     #[serde(default)]
@@ -98,6 +111,16 @@ pub struct ProgramRule {
     pub address_limited: Vec<AddressLimited>,
     /// Libraries passk builds itself for the language's programs, once per toolchain.
     pub prebuilt: Option<Prebuilt>,
+}
+
+/// The program a language's builds run on, found and its version read with the toolchain.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Runtime {
+    /// Its executable, looked up on the PATH.
+    pub command: String,
+    /// Its arguments that print its version.
+    pub version: Vec<String>,
 }
 
 /// Libraries passk builds from the system's sources for a language's programs (Rust's

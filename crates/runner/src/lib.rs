@@ -22,6 +22,7 @@
 
 mod benchmarks;
 pub mod cgroup;
+mod dispatch;
 mod driver;
 mod interpreter;
 mod judge_link;
@@ -48,7 +49,7 @@ pub use process::protect_this_process;
 pub use program::{Candidate, ProblemCode, Program, Suite, Tests, VerdictMode};
 pub use sandbox::{Isolation, Level, SandboxMode};
 pub use tokio_util::sync::CancellationToken;
-pub use toolchain::{Toolchain, ToolchainError};
+pub use toolchain::{RuntimeFound, Toolchain, ToolchainError};
 pub use verdict::{Phase, Status, TestCounts, Verdict};
 
 /// An error and its causes, on one line: `cannot start worker 1: the driver exited ...`.

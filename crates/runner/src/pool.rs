@@ -11,6 +11,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::cgroup::{Accounting, RunGroups};
+use crate::dispatch::Dispatch;
 use crate::driver::{Driver, DriverError, Limits as DriverLimits, Ready, ENVIRONMENT};
 use crate::error_chain;
 use crate::interpreter::Interpreter;
@@ -289,7 +290,8 @@ impl Pool {
         results: mpsc::UnboundedSender<(T, Verdict)>,
         cancel: CancellationToken,
     ) -> Result<(), PoolError> {
-        let jobs = Arc::new(Mutex::new(jobs));
+        let slots = batch.slots.clamp(1, self.drivers.len());
+        let jobs = Arc::new(Mutex::new(Dispatch::new(jobs, slots)));
         let level = self.isolation.level;
         let limits = DriverLimits {
             timeout: self.options.timeout,
@@ -299,7 +301,7 @@ impl Pool {
             verdicts: batch.verdicts,
         };
         let mut workers = JoinSet::new();
-        for slot in 0..batch.slots.clamp(1, self.drivers.len()) {
+        for slot in 0..slots {
             let driver = self.drivers[slot].take();
             let worker = Worker { slot, driver, context: self.context.clone(), level, limits };
             workers.spawn(worker.serve(jobs.clone(), results.clone(), cancel.clone()));
@@ -431,7 +433,7 @@ impl Worker {
     /// back, with its driver still warm unless the batch was cancelled or it failed.
     async fn serve<T>(
         mut self,
-        jobs: Arc<Mutex<mpsc::Receiver<Job<T>>>>,
+        jobs: Arc<Mutex<Dispatch<T>>>,
         results: mpsc::UnboundedSender<(T, Verdict)>,
         cancel: CancellationToken,
     ) -> (Worker, Result<(), PoolError>) {
@@ -439,7 +441,7 @@ impl Worker {
             let next = tokio::select! {
                 biased;
                 () = cancel.cancelled() => None,
-                job = async { jobs.lock().await.recv().await } => job,
+                job = async { jobs.lock().await.next(self.slot).await } => job,
             };
             let Some(job) = next else { break };
             let Outcome::Decided(verdict, fault) = self.run(&job.program, job.timeout, &cancel).await else { break };

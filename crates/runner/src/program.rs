@@ -40,6 +40,13 @@ pub enum Tests {
 }
 
 impl Tests {
+    /// The id of the tests' suite: the problem's, as far as its tests go.
+    pub fn suite_id(&self) -> &str {
+        match self {
+            Tests::Check(suite) | Tests::Calls(suite) | Tests::Stdio(suite) => &suite.id,
+        }
+    }
+
     /// See `Suite::expected_time`.
     pub fn expected_time(&self) -> Option<Duration> {
         match self {
@@ -115,7 +122,8 @@ pub struct Suite {
 }
 
 /// What a driver keeps of a suite: how to call or run the candidate, and its limits.
-const DRIVER_FIELDS: [&str; 6] = ["entry_point", "declaration", "all", "record", "unjudgeable", "exit_compared"];
+const DRIVER_FIELDS: [&str; 7] =
+    ["entry_point", "declaration", "prompt_helpers", "all", "record", "unjudgeable", "exit_compared"];
 const DRIVER_PHASE_FIELDS: [&str; 3] = ["name", "count", "timeout"];
 /// Bytes of output a program may print beyond twice the longest expected output; past
 /// that no answer can be right, and the rest is counted, not kept.

@@ -23,6 +23,9 @@ pub struct Toolchain {
     /// The toolchain's executable, resolved.
     pub path: PathBuf,
     pub version: String,
+    /// What runs the programs it builds, where that is another executable (see
+    /// `ProgramRule::runtime`).
+    pub runtime: Option<RuntimeFound>,
     /// The build's command, its executable resolved (empty where nothing is built);
     /// `{source}` stands for the source's file.
     pub compile: Vec<String>,
@@ -40,6 +43,10 @@ pub struct Toolchain {
     pub serve_compile: Vec<String>,
     pub judge_compile: Vec<String>,
     pub judge_run: Vec<String>,
+    /// The commands that compile the serving code and the candidate's apart and link
+    /// them (see `ProgramRule`); empty where they are compiled as one source.
+    pub object_compile: Vec<String>,
+    pub link: Vec<String>,
     /// The resident compiler's command (see `ProgramRule`), its executable resolved.
     pub resident: Vec<String>,
     pub libraries: Vec<Library>,
@@ -50,6 +57,14 @@ pub struct Toolchain {
     /// The precompiled headers there, which the driver puts in place of a source's first
     /// lines where they are the header's.
     pub precompiled: Vec<Header>,
+}
+
+/// A language's runtime as this machine has it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RuntimeFound {
+    /// Its executable's name, as the language names it.
+    pub name: String,
+    pub version: String,
 }
 
 #[derive(Debug, Error)]
@@ -90,7 +105,7 @@ impl Toolchain {
             })
         };
         let toolchain = resolve(&language.toolchain)?;
-        let version = version(language, &toolchain)?;
+        let version = read_version(language, &toolchain, &language.version)?;
         if !language.supports(&version) {
             return Err(ToolchainError::TooOld {
                 language: language.name.clone(),
@@ -116,6 +131,13 @@ impl Toolchain {
             }));
             Ok(resolved)
         };
+        let runtime = match &rule.runtime {
+            Some(runtime) => Some(RuntimeFound {
+                name: runtime.command.clone(),
+                version: read_version(language, &resolve(&runtime.command)?, &runtime.version)?,
+            }),
+            None => None,
+        };
         let resident = resolved(&rule.resident)?
             .into_iter()
             .map(|arg| arg.replace("{toolchain}", &toolchain.display().to_string()))
@@ -124,6 +146,7 @@ impl Toolchain {
             language: language.name.clone(),
             path: toolchain,
             version,
+            runtime,
             compile: resolved(&rule.compile)?,
             run: resolved(&rule.run)?,
             source: rule.source.clone(),
@@ -134,6 +157,8 @@ impl Toolchain {
             serve_compile: resolved(&rule.serve_compile)?,
             judge_compile: resolved(&rule.judge_compile)?,
             judge_run: resolved(&rule.judge_run)?,
+            object_compile: resolved(&rule.object_compile)?,
+            link: resolved(&rule.link)?,
             resident,
             libraries: rule.libraries.clone(),
             address_limited: rule.address_limited.clone(),
@@ -241,17 +266,18 @@ fn lookup(executable: &str, path: &[PathBuf]) -> Option<PathBuf> {
     path.iter().map(|dir| dir.join(executable)).find(|candidate| runnable(candidate))?.canonicalize().ok()
 }
 
-/// The version `language`'s toolchain prints, as its first `major.minor[.patch]`.
-fn version(language: &Language, toolchain: &Path) -> Result<String, ToolchainError> {
+/// The version `executable` of `language`'s toolchain prints when given `args`, as its
+/// first `major.minor[.patch]`.
+fn read_version(language: &Language, executable: &Path, args: &[String]) -> Result<String, ToolchainError> {
     let failed = |why: String| ToolchainError::NoVersion {
         language: language.name.clone(),
-        path: toolchain.display().to_string(),
-        args: language.version.join(" "),
+        path: executable.display().to_string(),
+        args: args.join(" "),
         why,
         package: language.package.clone(),
     };
-    let mut child = Command::new(toolchain)
-        .args(&language.version)
+    let mut child = Command::new(executable)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

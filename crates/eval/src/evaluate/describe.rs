@@ -158,7 +158,16 @@ pub fn describe_toolchains(
                 (false, true) => "; its compiler kept running for each worker's builds, out of the candidates' sight",
                 (false, false) => "; its compiler started for each build (kept running at level full only)",
             };
-            format!("{}: {name} {} ({}{built}{kept})", toolchain.language, toolchain.version, toolchain.path.display())
+            let runtime = match &toolchain.runtime {
+                Some(runtime) => format!("; run by {} {}", runtime.name, runtime.version),
+                None => String::new(),
+            };
+            format!(
+                "{}: {name} {} ({}{runtime}{built}{kept})",
+                toolchain.language,
+                toolchain.version,
+                toolchain.path.display()
+            )
         })
         .collect();
     (!found.is_empty()).then(|| {

@@ -136,6 +136,9 @@ pub async fn evaluate(
     if let Some(hint) = prepared.chat_hint() {
         warning!(events, "{hint}");
     }
+    if let Some(hint) = prepared.language_hint() {
+        warning!(events, "{hint}");
+    }
     let started = Started::new(&options, prepared, earlier, &interrupt, events).await?;
     let Started { mut prepared, pool, machine, calibrated, journal, resumed, recordings } = started;
     let mut ran =
@@ -582,6 +585,9 @@ impl Concluded {
         let report = Report { subset, tally: &tally, scores: &scores, complete, settings, run, footer, covers };
         publish(&report, &gathered, options, prepared.report.as_ref(), events)?;
         if let Some(hint) = prepared.chat_hint() {
+            warning!(events, "{hint}");
+        }
+        if let Some(hint) = prepared.language_hint() {
             warning!(events, "{hint}");
         }
         if complete {

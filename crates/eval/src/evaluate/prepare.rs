@@ -33,6 +33,8 @@ pub struct Prepared {
     pub chat_like: usize,
     /// The first sample that is a line of passk's results, if any is.
     pub results_like: Option<usize>,
+    /// Standard-input samples that run as Python and look written in another language.
+    pub resembling: Option<samples::Resembling>,
     pub interpreter: Interpreter,
     /// The toolchains of the samples' languages other than the host's.
     pub toolchains: Toolchains,
@@ -122,6 +124,7 @@ impl Prepared {
             covered: checked.covered,
             chat_like: checked.chat_like,
             results_like: checked.results_like,
+            resembling: checked.resembling,
             report,
             interpreter,
             toolchains,
@@ -137,6 +140,26 @@ impl Prepared {
                  its completion runs again, and its verdict is replaced; `passk score` reads results without running \
                  them",
                 self.samples.name()
+            )
+        })
+    }
+
+    /// The hint for standard-input samples that run as Python and look written in
+    /// another language, if any do.
+    pub fn language_hint(&self) -> Option<String> {
+        self.resembling.as_ref().map(|found| {
+            format!(
+                "{}:{}: this sample runs as python and looks written in {} (`{}`){}: name the samples' language \
+                 with --language {}, or with a `language` field on each sample",
+                self.samples.name(),
+                found.line,
+                found.language,
+                found.mark,
+                match found.count {
+                    1 => String::new(),
+                    count => format!(", as {} of {} do", count, self.total),
+                },
+                found.language,
             )
         })
     }
@@ -225,7 +248,11 @@ fn settings(
         toolchains: toolchains
             .found()
             .map(|toolchain| {
-                (toolchain.language.clone(), format!("{} {}", toolchain.path.display(), toolchain.version))
+                let mut found = format!("{} {}", toolchain.path.display(), toolchain.version);
+                if let Some(runtime) = &toolchain.runtime {
+                    found.push_str(&format!(", run by {} {}", runtime.name, runtime.version));
+                }
+                (toolchain.language.clone(), found)
             })
             .collect(),
         sandbox: None,

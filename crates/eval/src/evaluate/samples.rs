@@ -105,6 +105,21 @@ pub struct Checked {
     /// The languages other than the host's that samples are in, whose toolchains the
     /// run needs.
     pub languages: BTreeSet<&'static str>,
+    /// Standard-input samples that run in the host's language and look written in
+    /// another (a C++ solution that names no language), to suggest naming it.
+    pub resembling: Option<Resembling>,
+}
+
+/// Standard-input samples that run as Python and look written in another language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resembling {
+    /// The language the first of them looks written in, and the mark that says so.
+    pub language: &'static str,
+    pub mark: &'static str,
+    /// The first one's line in the samples file.
+    pub line: usize,
+    /// How many do.
+    pub count: usize,
 }
 
 /// Checks every sample against the problem set.
@@ -116,17 +131,29 @@ pub fn check(
 ) -> Result<Checked, InputError> {
     let reader = samples.reader()?;
     let source = reader.source().to_owned();
-    let mut checked =
-        Checked { total: 0, covered: BTreeSet::new(), chat_like: 0, results_like: None, languages: BTreeSet::new() };
+    let mut checked = Checked {
+        total: 0,
+        covered: BTreeSet::new(),
+        chat_like: 0,
+        results_like: None,
+        languages: BTreeSet::new(),
+        resembling: None,
+    };
     for record in reader {
         let sample = sample::sample(&source, problems, record?)?;
-        if let Some(language) = toolchains.check(&source, &sample, problems)? {
+        let language = toolchains.check(&source, &sample, problems)?;
+        if let Some(language) = language {
             checked.languages.insert(&language.name);
         }
         checked.covered.insert(sample.problem);
         let text = match &sample.candidate {
             Candidate::Completion(text) | Candidate::Solution(text) => text,
         };
+        let stdio = matches!(problems.problems[sample.problem].code.tests, Tests::Stdio(_));
+        if let Some((other, mark)) = extract::resembles(text).filter(|_| language.is_none() && stdio) {
+            let first = Resembling { language: other, mark, line: sample.line, count: 0 };
+            checked.resembling.get_or_insert(first).count += 1;
+        }
         checked.chat_like += usize::from(!extracting && extract::looks_like_chat(text));
         if checked.results_like.is_none()
             && ["passed", "result", "status"].iter().all(|key| sample.fields.contains_key(*key))

@@ -11,6 +11,7 @@
 //! indentation; every other language's are found by `braces`, a scanner of top-level
 //! items, and `languages` applies the same rules to them, with `program` (and `java`, for
 //! Java's classes) making an answer that holds the whole function a program.
+//! `resembles` tells the language a program that runs as Python looks written in.
 
 mod braces;
 mod java;
@@ -18,6 +19,9 @@ mod languages;
 mod markdown;
 mod program;
 mod python;
+mod resembles;
+
+pub use resembles::resembles;
 
 use passk_runner::{Candidate, Language, ProblemCode};
 use serde::Serialize;

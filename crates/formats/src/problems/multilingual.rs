@@ -152,9 +152,13 @@ fn function_problem(source: &str, line: usize, record: Record) -> Result<Problem
         _ => (None, test),
     };
     let helpers = format!("{}{helpers}", candidate_prefix.as_deref().unwrap_or_default());
+    // The helpers are the prompt's, which every candidate is shown: the candidate's
+    // process may hold them, and its serving code is compiled with their includes (see
+    // programs.py).
     let mut data = json!({
         "entry_point": entry_point,
         "declaration": declaration,
+        "prompt_helpers": helpers,
         "program": {"language": language.name, "helpers": helpers, "test": test},
     });
     if let Some(suffix) = candidate_suffix {
