@@ -24,6 +24,8 @@ class Kept:
         return self.items.get(key)
 
     def keep(self, key, value):
+        """Keeps `value` for `key`; the value it no longer keeps for that, if any."""
         self.items[key] = value
         if len(self.items) > self.bound:
-            self.items.popitem(last=False)
+            return self.items.popitem(last=False)[1]
+        return None

@@ -14,7 +14,6 @@ artifact: the binary itself, `java -jar` on the jar, or the language's interpret
 the source written into the run's directory.
 """
 
-import collections
 import fcntl
 import importlib
 import json
@@ -29,6 +28,7 @@ import tempfile
 import zipfile
 
 from . import confine, resident
+from .kept import Kept
 
 # Where a run's or a build's process finds the artifact's memory file.
 ARTIFACT_FD = 5
@@ -244,13 +244,12 @@ class ServingObjects:
     KEPT = 64
 
     def __init__(self):
-        self.kept = collections.OrderedDict()
+        self.kept = Kept(self.KEPT)
 
     def lend(self, suite_id):
         """The problem's object, or a new file for its build to complete."""
-        kept = self.kept.pop(suite_id, None)
+        kept = self.kept.touch(suite_id)
         if kept is not None:
-            self.kept[suite_id] = kept
             return kept
         return os.memfd_create("serving", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
 
@@ -262,9 +261,9 @@ class ServingObjects:
             os.close(fd)
             return
         seal(fd)
-        self.kept[suite_id] = fd
-        while len(self.kept) > self.KEPT:
-            os.close(self.kept.popitem(last=False)[1])
+        dropped = self.kept.keep(suite_id, fd)
+        if dropped is not None:
+            os.close(dropped)
 
 
 def _holds(fd):

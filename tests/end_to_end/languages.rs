@@ -447,6 +447,11 @@ fn judged(problems: &Path, task: &str, completions: &[(&str, &str)], timeout: &s
     results
 }
 
+/// Each result's sample's name and its status, in the samples' order.
+fn named_statuses(results: &[Value]) -> Vec<(&str, &str)> {
+    results.iter().map(|result| (result["name"].as_str().unwrap(), result["status"].as_str().unwrap())).collect()
+}
+
 fn named<'a>(results: &'a [Value], name: &str) -> &'a Value {
     results.iter().find(|result| result["name"] == name).unwrap()
 }
@@ -530,8 +535,7 @@ fn cpp_serving_code_is_compiled_once_per_problem_and_linked_with_each_candidate(
     evaluate.args(["--timeout", "10"]);
     let (finished, results) = evaluate_samples(evaluate, dir.path(), &problems, &samples);
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
-    let statuses: Vec<(&str, &str)> =
-        results.iter().map(|result| (result["name"].as_str().unwrap(), result["status"].as_str().unwrap())).collect();
+    let statuses = named_statuses(&results);
     assert_eq!(
         statuses,
         [
@@ -857,8 +861,7 @@ fn java_forgeries_fail_and_honest_completions_pass() {
     evaluate.args(["--timeout", "10"]);
     let (finished, results) = evaluate_samples(evaluate, dir.path(), &problems, &samples);
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
-    let statuses: Vec<(&str, &str)> =
-        results.iter().map(|result| (result["name"].as_str().unwrap(), result["status"].as_str().unwrap())).collect();
+    let statuses = named_statuses(&results);
     assert_eq!(
         statuses,
         [

@@ -7,10 +7,20 @@
 //! work, and the order within a problem stays the queue's.
 
 use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use crate::pool::Job;
+use crate::program::Program;
+
+/// One candidate to run, with whatever the caller needs to match the verdict to it.
+#[derive(Debug)]
+pub struct Job<T> {
+    pub program: Program,
+    pub tag: T,
+    /// This candidate's own wall-clock limit, instead of the pool's.
+    pub timeout: Option<Duration>,
+}
 
 /// How many queued jobs a slot looks through for one of its problem's.
 const LOOKAHEAD: usize = 256;
@@ -67,7 +77,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::program::{Candidate, ProblemCode, Program, Tests};
+    use crate::program::{Candidate, ProblemCode, Tests};
 
     fn job(problem: &Arc<ProblemCode>, tag: &'static str) -> Job<&'static str> {
         Job { program: Program::new(problem, &Candidate::Completion(tag.into())), tag, timeout: None }

@@ -41,10 +41,11 @@ mod source_line;
 mod toolchain;
 mod verdict;
 
+pub use dispatch::Job;
 pub use interpreter::{Interpreter, InterpreterError};
 pub use language::{Artifact, Language};
 pub use limits::Limits;
-pub use pool::{Batch, DriverFacts, Job, Pool, PoolError, PoolOptions};
+pub use pool::{Batch, DriverFacts, Pool, PoolError, PoolOptions};
 pub use process::protect_this_process;
 pub use program::{Candidate, ProblemCode, Program, Suite, Tests, VerdictMode};
 pub use sandbox::{Isolation, Level, SandboxMode};

@@ -11,7 +11,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::cgroup::{Accounting, RunGroups};
-use crate::dispatch::Dispatch;
+use crate::dispatch::{Dispatch, Job};
 use crate::driver::{Driver, DriverError, Limits as DriverLimits, Ready, ENVIRONMENT};
 use crate::error_chain;
 use crate::interpreter::Interpreter;
@@ -59,15 +59,6 @@ pub struct DriverFacts {
     /// Each sample gets a new /dev/shm of its own (a tmpfs mount), even where its /tmp
     /// cannot be (an interpreter installed below /tmp is bound there).
     pub fresh_shm_per_sample: bool,
-}
-
-/// One candidate to run, with whatever the caller needs to match the verdict to it.
-#[derive(Debug)]
-pub struct Job<T> {
-    pub program: Program,
-    pub tag: T,
-    /// This candidate's own wall-clock limit, instead of the pool's.
-    pub timeout: Option<Duration>,
 }
 
 #[derive(Debug, Error)]
