@@ -213,7 +213,9 @@ def _build_apart(build_rule, source, serving):
         compiled = _compile(_address_limited(build_rule, argv), quiet=True) == 0
         if compiled:
             with open("serving.o", "rb") as built:
-                os.pwrite(SERVING_OBJECT_FD, built.read(), 1)
+                data, at = built.read(), 0
+            while at < len(data):
+                at += os.pwrite(SERVING_OBJECT_FD, data[at:], 1 + at)
         os.pwrite(SERVING_OBJECT_FD, _SERVING_BUILT if compiled else _SERVING_UNBUILT, 0)
     elif os.pread(SERVING_OBJECT_FD, 1, 0) == _SERVING_BUILT:
         with open("serving.o", "wb") as written:
@@ -221,6 +223,8 @@ def _build_apart(build_rule, source, serving):
             while chunk := os.pread(SERVING_OBJECT_FD, 1 << 20, at):
                 written.write(chunk)
                 at += len(chunk)
+    # Nothing compiled from here on holds the problem's file.
+    os.close(SERVING_OBJECT_FD)
     if not os.path.exists("serving.o"):
         return
     name = build_rule["source"]
