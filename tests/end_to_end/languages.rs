@@ -517,7 +517,6 @@ fn cpp_forgeries_fail_and_honest_completions_pass() {
 #[test]
 fn cpp_serving_code_is_compiled_once_per_problem_and_linked_with_each_candidate() {
     let Some(problems) = shared_benchmark("multipl-e/humaneval-cpp.jsonl.gz") else { return };
-    let dir = tempfile::tempdir().unwrap();
     let strlen = |name: &str, completion: &str| json!({"task_id": "HumanEval_23_strlen", "completion": completion, "name": name});
     let add =
         |name: &str, completion: &str| json!({"task_id": "HumanEval_53_add", "completion": completion, "name": name});
@@ -531,13 +530,10 @@ fn cpp_serving_code_is_compiled_once_per_problem_and_linked_with_each_candidate(
         strlen("own main", "    return string.size();\n}\nint main() { return 0; }\nlong unused() {\n    return 0;\n"),
         add("right add again", "    long sum = x;\n    sum += y;\n    return sum;\n"),
     ];
-    let mut evaluate = passk(["evaluate", "--k", "1", "--restart", "--no-dedup", "--partial", "--jobs", "1"]);
-    evaluate.args(["--timeout", "10"]);
-    let (finished, results) = evaluate_samples(evaluate, dir.path(), &problems, &samples);
-    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
-    let statuses = named_statuses(&results);
+    // One slot: every sample's build after a problem's first links the object it made.
+    let results = judged_samples_with(&problems, &samples, "10", &["--jobs", "1"]);
     assert_eq!(
-        statuses,
+        named_statuses(&results),
         [
             ("right strlen", "passed"),
             ("right add", "passed"),
@@ -934,9 +930,14 @@ fn named_samples(file: &str) -> Vec<Value> {
 /// The verdicts of one run of `samples` on `problems`: every sample run, none
 /// `infrastructure`.
 fn judged_samples(problems: &Path, samples: &[Value], timeout: &str) -> Vec<Value> {
+    judged_samples_with(problems, samples, timeout, &[])
+}
+
+/// As `judged_samples`, with `extra` arguments.
+fn judged_samples_with(problems: &Path, samples: &[Value], timeout: &str, extra: &[&str]) -> Vec<Value> {
     let dir = tempfile::tempdir().unwrap();
     let mut evaluate = passk(["evaluate", "--k", "1", "--restart", "--no-dedup", "--partial"]);
-    evaluate.args(["--timeout", timeout]);
+    evaluate.args(["--timeout", timeout]).args(extra);
     let (finished, results) = evaluate_samples(evaluate, dir.path(), problems, samples);
     assert_eq!(finished.code, Some(0), "{}", finished.stderr);
     assert_eq!(results.len(), samples.len());
