@@ -270,7 +270,7 @@ def _resolve(namespace, entry_point):
     return namespace.get(method)
 
 
-def run_script(program, exit_compared=False):
+def run_script(program, exit_compared=False, does_not_compile=EXIT_DOES_NOT_COMPILE):
     """Standard-input mode: runs the program as `python3 program.py` would, on the test's
     input (descriptor 0); the exit status says how it ended. Never returns.
 
@@ -279,6 +279,9 @@ def run_script(program, exit_compared=False):
     LiveCodeBench's and APPS's harnesses run the program in their own process, catch
     SystemExit and compare the output (call_method in each testing_util.py). A program
     gains nothing by ending so that it could not by catching its own exception.
+
+    A program that does not compile ends with `does_not_compile`: by default a status
+    of passk's own, which tells it from a program that raised.
 
     The program is written to PROGRAM_FILE in the sample's working directory and run
     there as the real `__main__` module: `__file__` and `sys.argv[0]` are its path, its
@@ -315,7 +318,7 @@ def run_script(program, exit_compared=False):
         except (SyntaxError, ValueError):
             traceback.print_exc(limit=0)
             _flush()
-            exit_now(EXIT_DOES_NOT_COMPILE)
+            exit_now(does_not_compile)
         exec(code, main.__dict__)
     except SystemExit as exc:
         status = 0 if exit_compared else _exit_status(exc.code)

@@ -20,7 +20,7 @@ import select
 import signal
 import time
 
-from . import candidate, cgroup, cleanup, confine, forking, judge, programs, resident, stdio, wire
+from . import candidate, cgroup, cleanup, confine, forking, judge, plain, programs, resident, stdio, wire
 from .judge_process import JudgeLost
 
 READ_CHUNK = 65536
@@ -281,12 +281,12 @@ def _widen(pipe):
         pass
 
 
-def _start_script(request, context, scratch, cap, stdin, exit_compared):
+def _start_script(request, context, scratch, cap, stdin, exit_compared, does_not_compile):
     """A candidate process that runs the program as `__main__` on `stdin` (see
-    candidate.run_script; `exit_compared` as there). It writes no record: how it ended
-    and what it printed are all there is."""
+    candidate.run_script; `exit_compared` and `does_not_compile` as there). It writes no
+    record: how it ended and what it printed are all there is."""
     return _start_run(request, context, scratch, cap, stdin, {},
-                      lambda program: candidate.run_script(program, exit_compared))
+                      lambda program: candidate.run_script(program, exit_compared, does_not_compile))
 
 
 def _start_program(request, context, scratch, cap, stdin, build_rule, artifact):
@@ -701,13 +701,22 @@ def _run_stdio(request, context, cap):
     all its tests (see programs.py)."""
     suite_id, suite = context.suites.get(request["stdio"])
     build_rule = request.get("build")
+    as_is = _AsIs(suite, context) if suite.get("plain") else None
     if build_rule is None:
         exit_compared = bool(suite.get("exit_compared"))
+        # A program run as it is ends with Python's own status when it does not compile.
+        does_not_compile = 1 if as_is is not None else candidate.EXIT_DOES_NOT_COMPILE
 
         def execute(stdin, timeout, output_cap):
             def start(scratch):
-                return _start_script(request, context, scratch, max(cap, output_cap), stdin, exit_compared)
-            return _execute(request, context, timeout, start, written=candidate.PROGRAM_FILE)
+                if as_is is not None:
+                    as_is.put(scratch)
+                return _start_script(request, context, scratch, max(cap, output_cap), stdin, exit_compared,
+                                     does_not_compile)
+            return _execute(request, context, timeout, start, written=candidate.PROGRAM_FILE,
+                            decided=as_is and as_is.fetch)
+        if as_is is not None:
+            return as_is.message(request, execute, [])
         return _test_stdio(request, context, cap, suite_id, suite, execute, [])
     artifact = programs.artifact_file()
     try:
@@ -722,6 +731,8 @@ def _run_stdio(request, context, cap):
                 message = _message(request, failure[0], execution)
                 message["tests"] = {"passed": 0, "run": 0, "total": len(suite["tests"])}
                 message["failure"] = _capped(failure[1])
+                if as_is is not None:
+                    message["runs"] = [plain.program_run("compile", execution)]
                 return message
             programs.seal(artifact)
             built.append(execution)
@@ -729,11 +740,48 @@ def _run_stdio(request, context, cap):
 
         def execute(stdin, timeout, output_cap):
             def start(scratch):
+                if as_is is not None:
+                    as_is.put(scratch)
                 return _start_program(request, context, scratch, max(cap, output_cap), stdin, build_rule, artifact)
-            return _execute(request, context, timeout, start, written=written)
+            return _execute(request, context, timeout, start, written=written, decided=as_is and as_is.fetch)
+        if as_is is not None:
+            return as_is.message(request, execute, built)
         return _test_stdio(request, context, cap, suite_id, suite, execute, built, python=False)
     finally:
         os.close(artifact)
+
+
+class _AsIs:
+    """A program run as it is (see plain.py): its files put in place before it starts,
+    those asked for read back once it has ended and before its directory is cleared."""
+
+    def __init__(self, suite, context):
+        self.suite = suite
+        self.owner = context.candidate_user
+        self.fetched = {}
+
+    def put(self, scratch):
+        plain.put_files(scratch, self.suite.get("files"), self.owner)
+        self.scratch = scratch
+
+    def fetch(self, execution):
+        self.fetched = plain.fetch_files(self.scratch, self.suite.get("fetch"))
+
+    def message(self, request, execute, built):
+        """Runs the program once and says how it went, its build's run first."""
+        test = self.suite["tests"][0]
+        execution = execute(test["input"].encode("utf-8", "surrogateescape"), float(request["timeout"]),
+                            self.suite["output_cap"])
+        if execution.fields is None:
+            return None
+        runs = [plain.program_run("compile", build) for build in built] + [plain.program_run("run", execution)]
+        message = _message(request, plain.verdict_fields(runs[-1]), _combined([execution] + built))
+        # The whole output is in the runs: the verdict's own fields keep the usual cap.
+        cap = int(request.get("output_cap", 65536))
+        message["stdout"], message["stderr"] = message["stdout"][:cap], message["stderr"][:cap]
+        message["runs"] = runs
+        message["files"] = self.fetched
+        return message
 
 
 def _build_failure(execution, limit):

@@ -115,6 +115,83 @@ pub struct ValidateArgs {
     pub close: f64,
 }
 
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// The address to listen on: loopback unless told otherwise (0.0.0.0:8080 in a
+    /// container, behind a load balancer).
+    #[arg(long, value_name = "ADDRESS", default_value = "127.0.0.1:8080")]
+    pub listen: std::net::SocketAddr,
+    /// A problem set that /evaluate requests may name: NAME=FILE, or FILE (named by its
+    /// file name up to the first dot), or a bundled set's name; repeat for each.
+    #[arg(long = "problems", value_name = "[NAME=]FILE")]
+    pub problems: Vec<String>,
+    /// Programs queued or running at once; past it a request is answered HTTP 504 with
+    /// Retry-After, which clients retry [default: 64 per worker, at least 256].
+    #[arg(long, value_name = "PROGRAMS", value_parser = whole(1, u64::MAX))]
+    pub queue: Option<u64>,
+    /// A file holding the bearer token that every request but /healthz and /readyz must
+    /// carry (`Authorization: Bearer <token>`); PASSK_SERVE_TOKEN gives it too.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// The largest request body, in MiB; past it a request is answered HTTP 413.
+    #[arg(long, value_name = "MIB", default_value = "64", value_parser = whole(1, 4096))]
+    pub max_request_size: u64,
+    /// The longest run or build a request may ask for, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_seconds)]
+    pub max_timeout: Duration,
+    #[command(flatten)]
+    pub runner: RunnerArgs,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+}
+
+impl ServeArgs {
+    /// The server these arguments ask for.
+    pub fn into_settings(self) -> Result<passk_serve::ServeSettings, CommandError> {
+        let token = match &self.token_file {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|source| CommandError::TokenFile { path: path.display().to_string(), source })?;
+                let token = text.trim().to_owned();
+                if token.is_empty() {
+                    return Err(CommandError::EmptyToken { path: path.display().to_string() });
+                }
+                Some(token)
+            }
+            None => std::env::var("PASSK_SERVE_TOKEN").ok().filter(|token| !token.trim().is_empty()),
+        };
+        let workers = self.runner.workers();
+        let queue = match self.queue {
+            Some(queue) => usize::try_from(queue).unwrap_or(usize::MAX),
+            None => (workers.jobs * 64).max(256),
+        };
+        let problem_sets = self
+            .problems
+            .iter()
+            .map(|given| match given.split_once('=') {
+                Some((name, source)) => passk_serve::NamedSet { name: name.to_owned(), source: source.to_owned() },
+                None => {
+                    let file = std::path::Path::new(given).file_name().and_then(|name| name.to_str()).unwrap_or(given);
+                    let name = file.split('.').next().unwrap_or(file).to_owned();
+                    passk_serve::NamedSet { name, source: given.clone() }
+                }
+            })
+            .collect();
+        Ok(passk_serve::ServeSettings {
+            listen: self.listen,
+            set: self.suite.set_options(self.runner.timeout)?,
+            cache_dir: self.suite.cache_dir(),
+            workers,
+            helper: None,
+            problem_sets,
+            queue,
+            token,
+            max_request_bytes: usize::try_from(self.max_request_size << 20).unwrap_or(usize::MAX),
+            max_timeout: self.max_timeout,
+        })
+    }
+}
+
 /// How candidates are run: shared by every command that runs them.
 #[derive(Debug, clap::Args)]
 pub struct RunnerArgs {

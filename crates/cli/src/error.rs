@@ -59,11 +59,33 @@ pub enum CommandError {
     CalcMismatch { message: String },
     #[error("no command {name:?}; the commands are {known}")]
     UnknownCommand { name: String, known: String },
+    #[error(transparent)]
+    Serve(Box<passk_serve::ServeError>),
+    #[error("cannot read the bearer token from {path}")]
+    TokenFile {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} holds no token: write the bearer token clients send in it")]
+    EmptyToken { path: String },
+    #[error("cannot listen on {address}")]
+    Listen {
+        address: String,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl From<passk_runner::InterpreterError> for CommandError {
     fn from(error: passk_runner::InterpreterError) -> CommandError {
         CommandError::Eval(error.into())
+    }
+}
+
+impl From<passk_serve::ServeError> for CommandError {
+    fn from(error: passk_serve::ServeError) -> CommandError {
+        CommandError::Serve(Box::new(error))
     }
 }
 
@@ -81,7 +103,21 @@ impl CommandError {
                 ReportErrorKind::BadInput => EXIT_BAD_INPUT,
                 ReportErrorKind::Failed => EXIT_RUN_FAILED,
             },
+            CommandError::Serve(error) => match &**error {
+                passk_serve::ServeError::Eval(error) => match error.kind() {
+                    EvalErrorKind::BadInput => EXIT_BAD_INPUT,
+                    EvalErrorKind::Interrupted => EXIT_INTERRUPTED,
+                    _ => EXIT_RUN_FAILED,
+                },
+                passk_serve::ServeError::ProblemSet { .. } | passk_serve::ServeError::DuplicateSet { .. } => {
+                    EXIT_BAD_INPUT
+                }
+                passk_serve::ServeError::Listen(_) | passk_serve::ServeError::Panicked => EXIT_RUN_FAILED,
+            },
+            CommandError::Listen { .. } => EXIT_RUN_FAILED,
             CommandError::Input(_)
+            | CommandError::TokenFile { .. }
+            | CommandError::EmptyToken { .. }
             | CommandError::UnknownCommand { .. }
             | CommandError::Calc { .. }
             | CommandError::CompareInput { .. } => EXIT_BAD_INPUT,

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-use crate::args::{CalcArgs, CanonicalArgs, CompareArgs, EvaluateArgs, ScoreArgs, ValidateArgs};
+use crate::args::{CalcArgs, CanonicalArgs, CompareArgs, EvaluateArgs, ScoreArgs, ServeArgs, ValidateArgs};
 use crate::error::{CommandError, EXIT_SUCCESS};
 use crate::say::say;
 use crate::terminal::Terminal;
@@ -60,6 +60,9 @@ enum Command {
     /// Write a problem set's canonical solutions as a samples file, one sample per problem:
     /// a run on it checks the whole pipeline and should score pass@1 1.0.
     Canonical(CanonicalArgs),
+    /// Serve verdicts over HTTP: SandboxFusion's POST /run_code for RL trainers, POST
+    /// /evaluate for batches of samples, /healthz, /readyz and /metrics. SIGTERM drains.
+    Serve(ServeArgs),
     /// Print the help of passk or of one of its commands.
     Help {
         /// The command to describe, e.g. `evaluate`.
@@ -132,6 +135,19 @@ fn run(command: Command) -> Result<(), CommandError> {
                 let terminal = Arc::new(Terminal::default());
                 passk_eval::evaluate::evaluate(options, terminal.clone(), interrupt).await?;
                 terminal.failure().map_or(Ok(()), Err)
+            })
+        }
+        Command::Serve(args) => {
+            let settings = args.into_settings()?;
+            runtime()?.block_on(async {
+                let shutdown = interrupt::listen()?;
+                let address = settings.listen;
+                let listener = tokio::net::TcpListener::bind(address)
+                    .await
+                    .map_err(|source| CommandError::Listen { address: address.to_string(), source })?;
+                let terminal: EventSink = Arc::new(Terminal::default());
+                passk_serve::serve(settings, listener, terminal, shutdown).await?;
+                Ok(())
             })
         }
         Command::Validate(args) => {

@@ -7,7 +7,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
-use passk_runner::{Batch, CancellationToken, Candidate, Job, Pool, Program, Status, Tests, Verdict};
+use passk_runner::{Batch, CancellationToken, Candidate, Job, JobLimits, Pool, Program, Status, Tests, Verdict};
 use tokio::sync::mpsc;
 
 use passk_formats::problems::ProblemSet;
@@ -57,7 +57,10 @@ pub async fn run_programs(
     for (index, program) in programs.iter().enumerate() {
         let Some(program) = program else { continue };
         for _ in 0..runs {
-            job_tx.send(Job { program: program.clone(), tag: index, timeout }).await.expect("room for every job");
+            job_tx
+                .send(Job { program: program.clone(), tag: index, limits: JobLimits::timeout(timeout) })
+                .await
+                .expect("room for every job");
         }
     }
     drop(job_tx);

@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use passk_runner::{
-    CancellationToken, Candidate, Interpreter, Job, Pool, ProblemCode, Program, Status, Suite, Tests, Verdict,
+    CancellationToken, Candidate, Interpreter, Job, JobLimits, Pool, ProblemCode, Program, Status, Suite, Tests,
+    Verdict,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -260,8 +261,11 @@ impl Recordings {
         if self.is_empty() {
             return Ok(());
         }
-        let jobs: Vec<Job<usize>> =
-            self.take_jobs().into_iter().map(|(tag, program)| Job { program, tag, timeout: None }).collect();
+        let jobs: Vec<Job<usize>> = self
+            .take_jobs()
+            .into_iter()
+            .map(|(tag, program)| Job { program, tag, limits: JobLimits::default() })
+            .collect();
         let mut progress = Progress::new(events, Phase::ComputingExpectedOutputs, jobs.len() as u64, 0);
         let (job_tx, job_rx) = mpsc::channel(jobs.len() + 1);
         for job in jobs {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use passk_formats::problems::{ProblemSet, SetOptions};
-use passk_runner::{CancellationToken, Candidate, Job, Pool, PoolOptions, Program, Verdict};
+use passk_runner::{CancellationToken, Candidate, Job, JobLimits, Pool, PoolOptions, Program, Verdict};
 use tokio::sync::mpsc;
 
 use crate::error::EvalError;
@@ -76,7 +76,7 @@ impl Judge {
                 problems: self.problems.problems.len(),
             })?;
             let program = Program::new(&problem.code, &sample.candidate);
-            jobs.push(Job { program, tag: index, timeout: sample.timeout });
+            jobs.push(Job { program, tag: index, limits: JobLimits::timeout(sample.timeout) });
         }
         let (job_tx, job_rx) = mpsc::channel(jobs.len().max(1));
         for job in jobs {

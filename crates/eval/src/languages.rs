@@ -45,6 +45,16 @@ impl Toolchains {
         Toolchains { default, cache, found: BTreeMap::new() }
     }
 
+    /// The same toolchains, with `default` for samples that name no language.
+    pub fn with_default(&self, default: Option<&'static Language>) -> Toolchains {
+        Toolchains { default, ..self.clone() }
+    }
+
+    /// The toolchain of `language`, if it was found.
+    pub fn toolchain(&self, language: &Language) -> Option<&Arc<Toolchain>> {
+        self.found.get(&language.name)
+    }
+
     /// The language `sample` is in: its own field's, else its problem's where the
     /// problem is written in one (HumanEval-X, MultiPL-E), else `--language`'s, else its
     /// set's format's.

@@ -25,6 +25,8 @@ pub mod judge;
 pub mod languages;
 pub mod lock;
 pub mod resume;
+pub mod sample_program;
+pub mod served;
 pub mod timeouts;
 pub mod workers;
 

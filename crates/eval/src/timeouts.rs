@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 
-use passk_runner::{Batch, CancellationToken, Job, Pool, PoolError, Program, Verdict};
+use passk_runner::{Batch, CancellationToken, Job, JobLimits, Pool, PoolError, Program, Verdict};
 use tokio::sync::mpsc;
 
 use crate::dedup::Key;
@@ -110,7 +110,8 @@ async fn run(
     let (job_tx, job_rx) = mpsc::channel(timed_out.programs.len().max(1));
     let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
     for (key, kept) in &timed_out.programs {
-        let job = Job { program: kept.program.clone(), tag: *key, timeout: kept.raised.or(kept.timeout) };
+        let job =
+            Job { program: kept.program.clone(), tag: *key, limits: JobLimits::timeout(kept.raised.or(kept.timeout)) };
         job_tx.send(job).await.expect("the queue holds every job");
     }
     drop(job_tx);

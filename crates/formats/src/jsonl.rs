@@ -58,6 +58,11 @@ impl JsonlReader {
         JsonlReader::new(source.to_owned(), Box::new(text.as_bytes()))
     }
 
+    /// Reads from text handed over, naming it `source` in errors.
+    pub fn from_string(source: &str, text: String) -> JsonlReader {
+        JsonlReader::new(source.to_owned(), Box::new(std::io::Cursor::new(text.into_bytes())))
+    }
+
     fn new(source: String, lines: Box<dyn BufRead + Send>) -> JsonlReader {
         JsonlReader { source, lines, line: 0, buffer: String::new(), started: false }
     }

@@ -18,8 +18,26 @@ use crate::program::Program;
 pub struct Job<T> {
     pub program: Program,
     pub tag: T,
-    /// This candidate's own wall-clock limit, instead of the pool's.
+    pub limits: JobLimits,
+}
+
+/// A job's own limits, where they differ from the pool's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JobLimits {
+    /// The wall-clock limit of each run.
     pub timeout: Option<Duration>,
+    /// The wall-clock limit of the program's build.
+    pub compile_timeout: Option<Duration>,
+    /// Memory, in MiB, below the pool's: a job may ask for less than the pool gives,
+    /// never more, since the pool's control groups were set at its start.
+    pub memory_mib: Option<u64>,
+}
+
+impl JobLimits {
+    /// The pool's limits but for the wall-clock limit of each run, where one is given.
+    pub fn timeout(timeout: Option<Duration>) -> JobLimits {
+        JobLimits { timeout, ..JobLimits::default() }
+    }
 }
 
 /// How many queued jobs a slot looks through for one of its problem's.
@@ -80,7 +98,7 @@ mod tests {
     use crate::program::{Candidate, ProblemCode, Tests};
 
     fn job(problem: &Arc<ProblemCode>, tag: &'static str) -> Job<&'static str> {
-        Job { program: Program::new(problem, &Candidate::Completion(tag.into())), tag, timeout: None }
+        Job { program: Program::new(problem, &Candidate::Completion(tag.into())), tag, limits: JobLimits::default() }
     }
 
     fn problem(name: &str) -> Arc<ProblemCode> {

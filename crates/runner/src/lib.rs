@@ -41,7 +41,7 @@ mod source_line;
 mod toolchain;
 mod verdict;
 
-pub use dispatch::Job;
+pub use dispatch::{Job, JobLimits};
 pub use interpreter::{Interpreter, InterpreterError};
 pub use language::{Artifact, Language};
 pub use limits::Limits;
@@ -51,7 +51,7 @@ pub use program::{Candidate, ProblemCode, Program, Suite, Tests, VerdictMode};
 pub use sandbox::{Isolation, Level, SandboxMode};
 pub use tokio_util::sync::CancellationToken;
 pub use toolchain::{RuntimeFound, Toolchain, ToolchainError};
-pub use verdict::{Phase, Status, TestCounts, Verdict};
+pub use verdict::{Phase, ProgramRun, Status, TestCounts, Verdict};
 
 /// An error and its causes, on one line: `cannot start worker 1: the driver exited ...`.
 pub fn error_chain(error: &dyn std::error::Error) -> String {

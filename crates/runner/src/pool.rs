@@ -11,7 +11,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::cgroup::{Accounting, RunGroups};
-use crate::dispatch::{Dispatch, Job};
+use crate::dispatch::{Dispatch, Job, JobLimits};
 use crate::driver::{Driver, DriverError, Limits as DriverLimits, Ready, ENVIRONMENT};
 use crate::error_chain;
 use crate::interpreter::Interpreter;
@@ -435,7 +435,7 @@ impl Worker {
                 job = async { jobs.lock().await.next(self.slot).await } => job,
             };
             let Some(job) = next else { break };
-            let Outcome::Decided(verdict, fault) = self.run(&job.program, job.timeout, &cancel).await else { break };
+            let Outcome::Decided(verdict, fault) = self.run(&job.program, job.limits, &cancel).await else { break };
             if results.send((job.tag, *verdict)).is_err() {
                 self.stop().await;
                 return (self, Err(PoolError::ResultsClosed));
@@ -456,8 +456,19 @@ impl Worker {
     /// Runs one candidate. A driver that fails while running it is replaced and the
     /// candidate run once more, so a crash of the machine's making is not taken for the
     /// candidate's. The error, if any, is a fault that stops this worker.
-    async fn run(&mut self, program: &Program, timeout: Option<Duration>, cancel: &CancellationToken) -> Outcome {
-        let limits = DriverLimits { timeout: timeout.unwrap_or(self.limits.timeout), ..self.limits };
+    async fn run(&mut self, program: &Program, own: JobLimits, cancel: &CancellationToken) -> Outcome {
+        let mut sandbox = self.limits.sandbox;
+        if let Some(compile) = own.compile_timeout {
+            // Whole seconds, as the policy gives them: a build never gets less than asked.
+            sandbox.compile_seconds = compile.as_secs() + u64::from(compile.subsec_nanos() > 0);
+        }
+        if let Some(memory) = own.memory_mib {
+            sandbox.memory_mib = match sandbox.memory_mib {
+                0 => memory,
+                pool => pool.min(memory),
+            };
+        }
+        let limits = DriverLimits { timeout: own.timeout.unwrap_or(self.limits.timeout), sandbox, ..self.limits };
         let mut failures = Vec::new();
         while failures.len() < 2 {
             if cancel.is_cancelled() {

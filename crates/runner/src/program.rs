@@ -99,6 +99,22 @@ impl Tests {
     }
 }
 
+impl Tests {
+    /// No tests: the program runs once, as it is, on `stdin`, and how it ended and what
+    /// it printed are the result (in the verdict's `runs`), as a code-execution service
+    /// answers. `files`, paths to contents in base64, are put in its working directory
+    /// before it runs, and the files `fetch` names are read back from there after.
+    pub fn plain(stdin: &str, files: &std::collections::BTreeMap<String, String>, fetch: &[String]) -> Tests {
+        let data = serde_json::json!({
+            "tests": [{"input": stdin, "output": ""}],
+            "plain": true,
+            "files": files,
+            "fetch": fetch,
+        });
+        Tests::Stdio(Arc::new(Suite::new(data, 1, None)))
+    }
+}
+
 /// Tests that travel as data: inputs, expected outputs, and how to compare them (read by
 /// `sandbox/passk_driver/calls.py` and `stdio.py`). The judge gets the whole suite, the
 /// driver only the part it needs to run the candidate (see `judge_link`). Each keeps the
@@ -122,8 +138,18 @@ pub struct Suite {
 }
 
 /// What a driver keeps of a suite: how to call or run the candidate, and its limits.
-const DRIVER_FIELDS: [&str; 7] =
-    ["entry_point", "declaration", "prompt_helpers", "all", "record", "unjudgeable", "exit_compared"];
+const DRIVER_FIELDS: [&str; 10] = [
+    "entry_point",
+    "declaration",
+    "prompt_helpers",
+    "all",
+    "record",
+    "unjudgeable",
+    "exit_compared",
+    "plain",
+    "files",
+    "fetch",
+];
 const DRIVER_PHASE_FIELDS: [&str; 3] = ["name", "count", "timeout"];
 /// Bytes of output a program may print beyond twice the longest expected output; past
 /// that no answer can be right, and the rest is counted, not kept.

@@ -93,6 +93,33 @@ pub struct Verdict {
     /// For standard-input problems, the first test that failed and how.
     #[serde(default)]
     pub failure: Option<serde_json::Value>,
+    /// For a program run as it is, with no tests (a plain suite, see `Suite::plain`):
+    /// its build, if it has one, then its run, each with its whole output up to the
+    /// suite's cap.
+    #[serde(default)]
+    pub runs: Vec<ProgramRun>,
+    /// For a plain suite, the files it asked to fetch from the program's working
+    /// directory once it ended, in base64, by path: those that were there as regular
+    /// files.
+    #[serde(default)]
+    pub files: std::collections::BTreeMap<String, String>,
+}
+
+/// One process of a program run as it is: its build, or its run.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct ProgramRun {
+    /// `compile` or `run`.
+    pub stage: String,
+    /// How it ended: `finished` (by itself, whatever its exit status), `timeout`, or
+    /// another of [`Status`]'s names where the sandbox ended it.
+    pub ended: String,
+    /// Its exit status, or 128 plus the signal that killed it; None if it was still
+    /// running at its limit.
+    pub return_code: Option<i32>,
+    /// Wall-clock seconds.
+    pub duration: f64,
+    pub stdout: String,
+    pub stderr: String,
 }
 
 /// One phase of a suite of calls: its inputs passed, called, and in all.
@@ -154,6 +181,8 @@ impl Verdict {
             phases: Vec::new(),
             tests: None,
             failure: None,
+            runs: Vec::new(),
+            files: std::collections::BTreeMap::new(),
         }
     }
 }

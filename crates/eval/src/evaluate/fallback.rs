@@ -24,7 +24,9 @@
 
 use std::collections::BTreeSet;
 
-use passk_runner::{Batch, CancellationToken, Candidate, Job, Pool, Program, Status, Tests, Verdict, VerdictMode};
+use passk_runner::{
+    Batch, CancellationToken, Candidate, Job, JobLimits, Pool, Program, Status, Tests, Verdict, VerdictMode,
+};
 use tokio::sync::mpsc;
 
 use crate::canonical;
@@ -133,7 +135,7 @@ async fn judge_in_process(
     let (job_tx, job_rx) = mpsc::channel(programs.len() + 1);
     let (verdict_tx, mut verdict_rx) = mpsc::unbounded_channel();
     for (index, program) in programs {
-        job_tx.send(Job { program, tag: index, timeout: None }).await.expect("room for every job");
+        job_tx.send(Job { program, tag: index, limits: JobLimits::default() }).await.expect("room for every job");
     }
     drop(job_tx);
     let mut written = Ok(());

@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-use passk_runner::{CancellationToken, Job, Pool, PoolError, ProblemCode, Program, Status, Verdict};
+use passk_runner::{CancellationToken, Job, JobLimits, Pool, PoolError, ProblemCode, Program, Status, Verdict};
 use tokio::sync::mpsc;
 
 use super::longest_first::LongestFirst;
@@ -196,7 +196,7 @@ pub async fn run(
     // The jobs that wait for room in the workers' queue.
     let mut queued = Queue::default();
     for (problem, program) in recording_jobs {
-        queued.recordings.push_back(Job { program, tag: Work::Record(problem), timeout: None });
+        queued.recordings.push_back(Job { program, tag: Work::Record(problem), limits: JobLimits::default() });
     }
     let mut all_read = false;
     // Jobs handed to the pool whose verdicts have not come.
@@ -339,7 +339,11 @@ fn offer(
     match state.dedup.offer(key, sample) {
         Offer::Run(sample) => {
             let kept = (program.clone(), timeout, problem);
-            Ok(Some(Job { program, tag: Work::Sample(Tag { sample, key, program: kept }), timeout }))
+            Ok(Some(Job {
+                program,
+                tag: Work::Sample(Tag { sample, key, program: kept }),
+                limits: JobLimits::timeout(timeout),
+            }))
         }
         Offer::Known(sample, verdict) => {
             state.counts.reused += 1;

@@ -9,7 +9,6 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use passk_runner::{Candidate, Program, Tests};
-use serde_json::json;
 use tokio::sync::mpsc;
 
 use crate::dedup::{self, Key, Sample};
@@ -281,30 +280,7 @@ fn each_pending(
         if feed.decided.contains(&index) && !only_retry {
             continue;
         }
-        let problem = &problems.problems[sample.problem];
-        let language = feed.toolchains.language_of(&sample, problems);
-        let candidate = if feed.extract {
-            // A standard-input problem has no prompt to continue: its program is whole,
-            // whichever field holds it, and a base model's stop sequences ("\nif",
-            // "\ndef") would cut its main guard and functions off.
-            let stdin_problem = matches!(problem.code.tests, Tests::Stdio(_));
-            let (raw, whole_program) = match &sample.candidate {
-                Candidate::Completion(text) => (text, stdin_problem),
-                Candidate::Solution(text) => (text, true),
-            };
-            let extracted = extract::extract(raw, &problem.code, whole_program, language);
-            let (run_as, code) = match &extracted.candidate {
-                Candidate::Completion(code) => ("completion", code),
-                Candidate::Solution(code) => ("solution", code),
-            };
-            let record = json!({ "rule": extracted.rule, "run_as": run_as, "code": code });
-            sample.fields.insert("extracted".into(), record);
-            extracted.candidate
-        } else {
-            sample.candidate
-        };
-        let program =
-            feed.toolchains.program_in(Program::new(&problem.code, &program_of(problems.format, candidate)), language);
+        let program = crate::sample_program::program(&mut sample, problems, &feed.toolchains, feed.extract);
         let pending_sample = Pending {
             sample: Sample { index, fields: sample.fields },
             key: dedup::key(&program),
@@ -318,15 +294,6 @@ fn each_pending(
         }
     }
     Ok(())
-}
-
-/// The candidate as its format runs it. An MBPP sample is a whole program whichever
-/// field holds it (its problem has no prompt).
-fn program_of(format: Format, candidate: Candidate) -> Candidate {
-    match (format, candidate) {
-        (Format::Mbpp | Format::MbppSanitized, Candidate::Solution(text)) => Candidate::Completion(text),
-        (_, candidate) => candidate,
-    }
 }
 
 #[cfg(test)]

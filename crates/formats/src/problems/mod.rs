@@ -184,6 +184,24 @@ impl ProblemSet {
         ProblemSet::new(source, sha256, format, problems)
     }
 
+    /// Problems given as records in memory (a service's request), in any format passk
+    /// reads, told from the first record unless `options` names one. `source` names them
+    /// in errors, and each record's line is its position, from 1.
+    pub fn from_records(source: &str, records: &[Value], options: &SetOptions) -> Result<ProblemSet, InputError> {
+        let mut text = String::new();
+        for record in records {
+            text.push_str(&record.to_string());
+            text.push('\n');
+        }
+        let open = || JsonlReader::from_string(source, text.clone());
+        let format = match options.format {
+            Some(format) => format,
+            None => detect(open())?,
+        };
+        let problems = format.read(open(), options)?;
+        ProblemSet::new(source.to_owned(), crate::provenance::sha256_bytes(text.as_bytes()), format, problems)
+    }
+
     fn new(
         name: String,
         sha256: String,

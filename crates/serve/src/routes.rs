@@ -1,0 +1,149 @@
+//! The HTTP surface: which endpoint does what, who may call it, and the state they share.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use serde::de::DeserializeOwned;
+
+use crate::engine::Engine;
+use crate::error::Refusal;
+use crate::metrics::{Metrics, Queue};
+use crate::ServeSettings;
+
+/// What every request sees.
+#[derive(Debug)]
+pub struct State {
+    engine: RwLock<Option<Arc<Engine>>>,
+    draining: AtomicBool,
+    pub metrics: Metrics,
+    token: Option<String>,
+    pub max_timeout: Duration,
+}
+
+impl State {
+    pub fn new(settings: &ServeSettings) -> State {
+        State {
+            engine: RwLock::new(None),
+            draining: AtomicBool::new(false),
+            metrics: Metrics::default(),
+            token: settings.token.clone(),
+            max_timeout: settings.max_timeout,
+        }
+    }
+
+    /// The engine, once the workers are up and until the drain begins; else a refusal
+    /// the client retries.
+    pub fn engine(&self) -> Result<Arc<Engine>, Refusal> {
+        if self.draining.load(Ordering::SeqCst) {
+            return Err(Refusal::RetryLater("this server is shutting down: send the request to another".into()));
+        }
+        let engine = self.engine.read().ok().and_then(|engine| engine.clone());
+        engine.ok_or_else(|| Refusal::RetryLater("the workers are starting".into()))
+    }
+
+    pub fn ready(&self, engine: Arc<Engine>) {
+        if let Ok(mut slot) = self.engine.write() {
+            *slot = Some(engine);
+        }
+    }
+
+    pub fn drain(&self) {
+        self.draining.store(true, Ordering::SeqCst);
+    }
+
+    /// The engine, to stop it, once no request holds it.
+    pub fn take_engine(&self) -> Option<Engine> {
+        let engine = self.engine.write().ok()?.take()?;
+        Arc::try_unwrap(engine).ok()
+    }
+
+    fn queue(&self) -> Queue {
+        let engine = self.engine.read().ok().and_then(|engine| engine.clone());
+        match engine {
+            Some(engine) => Queue {
+                depth: engine.served.queued(),
+                capacity: engine.served.capacity(),
+                ready: engine.served.running() && !self.draining.load(Ordering::SeqCst),
+            },
+            None => Queue { depth: 0, capacity: 0, ready: false },
+        }
+    }
+}
+
+pub fn router(state: Arc<State>, settings: &ServeSettings) -> Router {
+    Router::new()
+        .route("/run_code", post(crate::run_code::handle))
+        .route("/evaluate", post(crate::batch::handle))
+        .route("/metrics", get(metrics))
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(ready))
+        .layer(middleware::from_fn_with_state(state.clone(), guard))
+        .layer(DefaultBodyLimit::max(settings.max_request_bytes))
+        .with_state(state)
+}
+
+/// The endpoint a path names, for the metrics.
+fn endpoint(path: &str) -> &'static str {
+    match path {
+        "/run_code" => "run_code",
+        "/evaluate" => "evaluate",
+        "/metrics" => "metrics",
+        "/healthz" => "healthz",
+        "/readyz" => "readyz",
+        _ => "other",
+    }
+}
+
+/// Checks the bearer token (the probes need none: an orchestrator's probes carry no
+/// secrets), and counts and times every request.
+async fn guard(
+    axum::extract::State(state): axum::extract::State<Arc<State>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let started = Instant::now();
+    let endpoint = endpoint(request.uri().path());
+    let response = if matches!(endpoint, "healthz" | "readyz") || authorized(&state, &request) {
+        next.run(request).await
+    } else {
+        Refusal::Unauthorized.into_response()
+    };
+    state.metrics.request(endpoint, response.status().as_u16(), started.elapsed());
+    response
+}
+
+fn authorized(state: &State, request: &Request) -> bool {
+    let Some(token) = &state.token else { return true };
+    let given = request.headers().get(header::AUTHORIZATION).and_then(|value| value.to_str().ok());
+    let Some(given) = given.and_then(|value| value.strip_prefix("Bearer ")) else { return false };
+    // Every byte compared, whatever the first that differs: the time taken tells nothing.
+    given.len() == token.len() && given.bytes().zip(token.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+}
+
+async fn ready(axum::extract::State(state): axum::extract::State<Arc<State>>) -> Response {
+    let queue = state.queue();
+    if queue.ready {
+        (StatusCode::OK, "ready\n").into_response()
+    } else if state.draining.load(Ordering::SeqCst) {
+        (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response()
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "starting\n").into_response()
+    }
+}
+
+async fn metrics(axum::extract::State(state): axum::extract::State<Arc<State>>) -> Response {
+    let body = state.metrics.render(state.queue());
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response()
+}
+
+/// A request's JSON body as `T`, or a refusal that says what is wrong with it and where.
+pub fn parse<T: DeserializeOwned>(body: &[u8], what: &str) -> Result<T, Refusal> {
+    serde_json::from_slice(body).map_err(|error| Refusal::BadRequest(format!("the body is not a {what}: {error}")))
+}
