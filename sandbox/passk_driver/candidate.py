@@ -343,8 +343,10 @@ def _exit_status(code):
     """The status `sys.exit(code)` ends a program with."""
     if code is None:
         return 0
-    if type(code) is int:
-        return code & 0xFF
+    if isinstance(code, int):
+        # As CPython takes it: any int, an IntEnum's (pytest.main's ExitCode) too, by
+        # its value, whatever the subclass says its operators do.
+        return int.__and__(code, 0xFF)
     try:
         print(code, file=sys.stderr)
     except BaseException:

@@ -30,6 +30,7 @@ mod reports;
 mod sandboxfusion;
 mod scale;
 mod scoring;
+mod serve;
 mod statistics;
 mod stdio_rules;
 mod survival;

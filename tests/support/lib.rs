@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+pub mod server;
+
 pub fn repo_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }

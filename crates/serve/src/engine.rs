@@ -59,6 +59,7 @@ impl Engine {
             pool_options.helper = helper.clone();
         }
         let mut pool = Pool::start(pool_options).await.map_err(passk_eval::EvalError::from)?;
+        passk_eval::evaluate::warn_about_isolation(pool.isolation(), pool.facts().syscall_filter, events);
         let mut loaded = BTreeMap::new();
         for (name, mut problems) in sets {
             let attached = passk_eval::expected::attach(

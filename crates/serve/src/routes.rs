@@ -82,7 +82,7 @@ pub fn router(state: Arc<State>, settings: &ServeSettings) -> Router {
         .route("/run_code", post(crate::run_code::handle))
         .route("/evaluate", post(crate::batch::handle))
         .route("/metrics", get(metrics))
-        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/healthz", get(alive))
         .route("/readyz", get(ready))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .layer(DefaultBodyLimit::max(settings.max_request_bytes))
@@ -127,12 +127,28 @@ fn authorized(state: &State, request: &Request) -> bool {
     given.len() == token.len() && given.bytes().zip(token.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
 }
 
+/// Alive while the workers run, or are still starting: a server whose workers stopped
+/// through a fault of the machine answers nothing but `SandboxError`, and is better
+/// restarted.
+async fn alive(axum::extract::State(state): axum::extract::State<Arc<State>>) -> Response {
+    let engine = state.engine.read().ok().and_then(|engine| engine.clone());
+    match engine {
+        Some(engine) if !engine.served.running() => {
+            (StatusCode::SERVICE_UNAVAILABLE, "the workers stopped\n").into_response()
+        }
+        _ => (StatusCode::OK, "ok\n").into_response(),
+    }
+}
+
 async fn ready(axum::extract::State(state): axum::extract::State<Arc<State>>) -> Response {
     let queue = state.queue();
+    let started = state.engine.read().ok().is_some_and(|engine| engine.is_some());
     if queue.ready {
         (StatusCode::OK, "ready\n").into_response()
     } else if state.draining.load(Ordering::SeqCst) {
         (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response()
+    } else if started {
+        (StatusCode::SERVICE_UNAVAILABLE, "the workers stopped\n").into_response()
     } else {
         (StatusCode::SERVICE_UNAVAILABLE, "starting\n").into_response()
     }

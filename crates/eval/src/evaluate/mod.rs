@@ -19,6 +19,7 @@ mod run;
 mod samples;
 
 pub use self::complete_run::CompleteRun;
+pub use self::describe::warn_about_isolation;
 pub use self::samples::default_results;
 
 use std::collections::BTreeMap;
@@ -364,7 +365,7 @@ impl Started {
             }
         }
         .map_err(|source| write_error(&Journal::path(&options.results), source))?;
-        describe::warn_about_isolation(&isolation, pool.facts().syscall_filter, events);
+        warn_about_isolation(&isolation, pool.facts().syscall_filter, events);
         describe::warn_about_other_judges(&isolation, &prepared.problems, &prepared.toolchains, events);
         let machine = Machine {
             facts: pool.facts(),

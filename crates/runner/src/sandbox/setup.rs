@@ -232,7 +232,11 @@ fn bind(sys: &mut impl Syscall, bound: &Bind, target: &Path, flags: MsFlags) -> 
         if let Some(parent) = target.parent() {
             sys.mkdir_all(parent).map_err(step(format!("cannot create a mount point for {shown}")))?;
         }
-        sys.touch(target).map_err(step(format!("cannot create a mount point for {shown}")))?;
+        // A file already there (one of the interpreter's own, in a directory that is not
+        // hidden) is its own mount point: opening it to create it would need write access.
+        if !sys.exists(target) {
+            sys.touch(target).map_err(step(format!("cannot create a mount point for {shown}")))?;
+        }
     }
     // Recursive: in a user namespace the kernel refuses to bind a tree without the
     // mounts below it (a container's /etc/hosts), which would uncover what they hide.
