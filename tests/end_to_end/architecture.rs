@@ -8,13 +8,18 @@ use std::path::{Path, PathBuf};
 
 /// Every crate of the workspace, by package name, with the passk crates it may use.
 /// A crate listed later may use those before it, never the other way.
-const LAYERS: [(&str, &str, &[&str]); 6] = [
+const LAYERS: [(&str, &str, &[&str]); 7] = [
     ("passk-runner", "runner", &[]),
     ("passk-scorer", "scorer", &[]),
     ("passk-formats", "formats", &["passk-runner"]),
     ("passk-report", "report", &["passk-formats", "passk-scorer"]),
     ("passk-eval", "eval", &["passk-formats", "passk-report", "passk-runner"]),
-    ("passk-cli", "cli", &["passk-eval", "passk-formats", "passk-report", "passk-runner", "passk-scorer"]),
+    ("passk-serve", "serve", &["passk-eval", "passk-formats", "passk-runner", "passk-scorer"]),
+    (
+        "passk-cli",
+        "cli",
+        &["passk-eval", "passk-formats", "passk-report", "passk-runner", "passk-scorer", "passk-serve"],
+    ),
 ];
 
 fn crate_dir(folder: &str) -> PathBuf {

@@ -112,7 +112,11 @@ fn sandbox_fusions_own_client_runs_a_program_in_every_language_with_its_results(
     assert_eq!(answers["failing pytest"]["summary"], "run-failed", "{:#}", answers["failing pytest"]);
     assert_eq!(answers["async"]["run_result"]["stdout"], "from async\n");
     let unknown = answers["unknown language"]["raised"].as_str().unwrap();
-    assert!(unknown.contains("400") && unknown.contains("\"lua\" is not one this server runs"), "{unknown}");
+    // The client shows the body as it came, its quotes escaped.
+    assert!(
+        unknown.contains("400") && unknown.contains(r#"language \"lua\" is not one this server runs"#),
+        "{unknown}"
+    );
 
     let files = &answers["files"];
     assert_eq!(files["run_result"]["stdout"], "11\n", "the file was in place: {files:#}");
@@ -497,4 +501,43 @@ fn evaluate_judges_problems_given_inline_with_asserts_calls_and_standard_input_p
     let refused = post_json(&server.url("/evaluate"), &json!({"problems": [{"task_id": "x"}], "samples": []}));
     assert_eq!(refused.status, 400, "{}", refused.body);
     assert!(refused.body.contains("the request's problems:1"), "names the record: {}", refused.body);
+}
+
+/// The README's block of commands under the comment naming this file, run as written.
+fn readme_block() -> String {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let marker = "<!-- tests/end_to_end/serve.rs runs this block as written -->\n```sh\n";
+    let start = readme.find(marker).expect("the README's serve section has its tested block") + marker.len();
+    readme[start..][..readme[start..].find("```\n").unwrap()].to_owned()
+}
+
+#[test]
+fn the_readmes_commands_work_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let free = std::net::TcpListener::bind("127.0.0.1:8080").map(drop);
+    assert!(free.is_ok(), "the README's commands listen on port 8080, which something else holds here: {free:?}");
+    let binaries = passk_tests::passk_binary().parent().unwrap().to_owned();
+    let path = std::env::join_paths(
+        std::iter::once(binaries).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    let finished = finish(
+        std::process::Command::new("bash")
+            .args(["-euo", "pipefail", "-c", &readme_block()])
+            .env("PATH", path)
+            .current_dir(dir.path()),
+    );
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    // curl prints the probe's `ready` line, then the two answers one after the other.
+    let answers = finished.stdout.strip_prefix("ready\n").expect("the probe said ready first");
+    let answers: Vec<Value> =
+        serde_json::Deserializer::from_str(answers).into_iter().collect::<Result<_, _>>().expect("two JSON answers");
+    assert_eq!(answers.len(), 2, "{answers:#?}");
+    assert_eq!(answers[0]["status"], "Success", "{:#}", answers[0]);
+    assert_eq!(answers[0]["run_result"]["stdout"], "42\n", "{:#}", answers[0]);
+    let passed: Vec<&Value> = answers[1]["results"].as_array().unwrap().iter().map(|line| &line["passed"]).collect();
+    assert_eq!(passed, [&json!(false), &json!(true)], "{:#}", answers[1]);
+    assert_eq!(answers[1]["scores"]["pass_at_k"]["pass@1"], 0.5, "{:#}", answers[1]);
+    assert!(finished.stderr.contains("ready: sandbox"), "the server says what is in force: {}", finished.stderr);
+    assert!(std::net::TcpListener::bind("127.0.0.1:8080").is_ok(), "the server is gone once the block ends");
 }

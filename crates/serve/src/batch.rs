@@ -30,7 +30,7 @@ use tokio::sync::mpsc;
 
 use crate::engine::Engine;
 use crate::error::Refusal;
-use crate::routes::{parse, State};
+use crate::state::{parse, State};
 
 /// Names the request's samples in errors, with the sample's position from 1 as its line.
 const SAMPLES: &str = "the request's samples";

@@ -27,6 +27,7 @@ mod error;
 mod metrics;
 mod routes;
 mod run_code;
+mod state;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -82,7 +83,7 @@ pub async fn serve(
     events: EventSink,
     shutdown: CancellationToken,
 ) -> Result<(), ServeError> {
-    let state = Arc::new(routes::State::new(&settings));
+    let state = Arc::new(state::State::new(&settings));
     let app = routes::router(state.clone(), &settings);
     let address = listener.local_addr().map_err(ServeError::Listen)?;
     events.event(Event::Info(format!("listening on http://{address}; starting the workers")));

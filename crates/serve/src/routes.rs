@@ -1,8 +1,7 @@
-//! The HTTP surface: which endpoint does what, who may call it, and the state they share.
+//! The HTTP surface: which endpoint does what and who may call it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Instant;
 
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{header, StatusCode};
@@ -10,72 +9,10 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use serde::de::DeserializeOwned;
 
-use crate::engine::Engine;
 use crate::error::Refusal;
-use crate::metrics::{Metrics, Queue};
+use crate::state::State;
 use crate::ServeSettings;
-
-/// What every request sees.
-#[derive(Debug)]
-pub struct State {
-    engine: RwLock<Option<Arc<Engine>>>,
-    draining: AtomicBool,
-    pub metrics: Metrics,
-    token: Option<String>,
-    pub max_timeout: Duration,
-}
-
-impl State {
-    pub fn new(settings: &ServeSettings) -> State {
-        State {
-            engine: RwLock::new(None),
-            draining: AtomicBool::new(false),
-            metrics: Metrics::default(),
-            token: settings.token.clone(),
-            max_timeout: settings.max_timeout,
-        }
-    }
-
-    /// The engine, once the workers are up and until the drain begins; else a refusal
-    /// the client retries.
-    pub fn engine(&self) -> Result<Arc<Engine>, Refusal> {
-        if self.draining.load(Ordering::SeqCst) {
-            return Err(Refusal::RetryLater("this server is shutting down: send the request to another".into()));
-        }
-        let engine = self.engine.read().ok().and_then(|engine| engine.clone());
-        engine.ok_or_else(|| Refusal::RetryLater("the workers are starting".into()))
-    }
-
-    pub fn ready(&self, engine: Arc<Engine>) {
-        if let Ok(mut slot) = self.engine.write() {
-            *slot = Some(engine);
-        }
-    }
-
-    pub fn drain(&self) {
-        self.draining.store(true, Ordering::SeqCst);
-    }
-
-    /// The engine, to stop it, once no request holds it.
-    pub fn take_engine(&self) -> Option<Engine> {
-        let engine = self.engine.write().ok()?.take()?;
-        Arc::try_unwrap(engine).ok()
-    }
-
-    fn queue(&self) -> Queue {
-        let engine = self.engine.read().ok().and_then(|engine| engine.clone());
-        match engine {
-            Some(engine) => Queue {
-                depth: engine.served.queued(),
-                capacity: engine.served.capacity(),
-                ready: engine.served.running() && !self.draining.load(Ordering::SeqCst),
-            },
-            None => Queue { depth: 0, capacity: 0, ready: false },
-        }
-    }
-}
 
 pub fn router(state: Arc<State>, settings: &ServeSettings) -> Router {
     Router::new()
@@ -131,8 +68,7 @@ fn authorized(state: &State, request: &Request) -> bool {
 /// through a fault of the machine answers nothing but `SandboxError`, and is better
 /// restarted.
 async fn alive(axum::extract::State(state): axum::extract::State<Arc<State>>) -> Response {
-    let engine = state.engine.read().ok().and_then(|engine| engine.clone());
-    match engine {
+    match state.started() {
         Some(engine) if !engine.served.running() => {
             (StatusCode::SERVICE_UNAVAILABLE, "the workers stopped\n").into_response()
         }
@@ -142,10 +78,10 @@ async fn alive(axum::extract::State(state): axum::extract::State<Arc<State>>) ->
 
 async fn ready(axum::extract::State(state): axum::extract::State<Arc<State>>) -> Response {
     let queue = state.queue();
-    let started = state.engine.read().ok().is_some_and(|engine| engine.is_some());
+    let started = state.started().is_some();
     if queue.ready {
         (StatusCode::OK, "ready\n").into_response()
-    } else if state.draining.load(Ordering::SeqCst) {
+    } else if state.draining() {
         (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response()
     } else if started {
         (StatusCode::SERVICE_UNAVAILABLE, "the workers stopped\n").into_response()
@@ -157,9 +93,4 @@ async fn ready(axum::extract::State(state): axum::extract::State<Arc<State>>) ->
 async fn metrics(axum::extract::State(state): axum::extract::State<Arc<State>>) -> Response {
     let body = state.metrics.render(state.queue());
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response()
-}
-
-/// A request's JSON body as `T`, or a refusal that says what is wrong with it and where.
-pub fn parse<T: DeserializeOwned>(body: &[u8], what: &str) -> Result<T, Refusal> {
-    serde_json::from_slice(body).map_err(|error| Refusal::BadRequest(format!("the body is not a {what}: {error}")))
 }

@@ -19,7 +19,7 @@ use passk_runner::{Candidate, JobLimits, Language, ProblemCode, Program, Program
 use serde::{Deserialize, Serialize};
 
 use crate::error::Refusal;
-use crate::routes::{parse, State};
+use crate::state::{parse, State};
 
 /// SandboxFusion's request. Fields it does not know are ignored, as SandboxFusion's own
 /// server ignores them (ROLL sends `expected_stdout`).
