@@ -503,6 +503,42 @@ fn evaluate_judges_problems_given_inline_with_asserts_calls_and_standard_input_p
     assert!(refused.body.contains("the request's problems:1"), "names the record: {}", refused.body);
 }
 
+/// A reward model's forgeries: `run_code` answers what the program did, as SandboxFusion
+/// does, so a program that exits 0 before its tests is `Success` there; `/evaluate` runs
+/// the tests out of the candidate's reach, and none of these passes it.
+#[test]
+fn forgeries_that_fool_run_code_fail_in_evaluate() {
+    let server = Server::start(&["--jobs", "2", "--problems", "basic"]);
+    let forgeries = [
+        "    import os\n    os._exit(0)\n",
+        "    import sys\n    sys.exit(0)\n",
+        "    import builtins\n    builtins.AssertionError = type('Quiet', (BaseException,), {})\n    return values\n",
+        "    import atexit, os\n    atexit.register(lambda: os._exit(0))\n    return values\n",
+        "    raise SystemExit(0)\n",
+    ];
+    let problem = read_jsonl(&repo_root().join("problems/basic.jsonl")).remove(0);
+    let early_exit = format!(
+        "{}{}\n{}\ncheck({})\n",
+        problem["prompt"].as_str().unwrap(),
+        forgeries[0],
+        problem["test"].as_str().unwrap(),
+        problem["entry_point"].as_str().unwrap()
+    );
+    let answer = post_json(&server.url("/run_code"), &json!({"code": early_exit, "language": "python"}));
+    assert_eq!(answer.json()["status"], "Success", "run_code judges by the exit status: {}", answer.body);
+
+    let samples: Vec<Value> =
+        forgeries.iter().map(|completion| json!({"task_id": "basic/0", "completion": completion})).collect();
+    let answer = post_json(&server.url("/evaluate"), &json!({"problems": "basic", "samples": samples, "k": [1]}));
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let answer = answer.json();
+    for line in answer["results"].as_array().unwrap() {
+        assert_eq!(line["passed"], false, "a forgery passed: {line:#}");
+        assert_ne!(line["status"], "infrastructure", "a forgery is the model's failure: {line:#}");
+    }
+    assert_eq!(answer["scores"]["pass_at_k"]["pass@1"], 0.0);
+}
+
 /// The README's block of commands under the comment naming this file, run as written.
 fn readme_block() -> String {
     let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
@@ -540,4 +576,34 @@ fn the_readmes_commands_work_as_written() {
     assert_eq!(answers[1]["scores"]["pass_at_k"]["pass@1"], 0.5, "{:#}", answers[1]);
     assert!(finished.stderr.contains("ready: sandbox"), "the server says what is in force: {}", finished.stderr);
     assert!(std::net::TcpListener::bind("127.0.0.1:8080").is_ok(), "the server is gone once the block ends");
+}
+
+/// The load test of the README's numbers, shortened: Debian's wrk at 1, 8 and 64
+/// concurrent clients sends every HumanEval program of `tests/verdicts/mutate.py`, and
+/// `bench/serve.py` fails if any answer is not HTTP 200 with the reference's verdict.
+#[test]
+fn under_load_at_1_8_and_64_clients_every_answer_is_the_references() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let finished = finish(
+        std::process::Command::new("python3")
+            .arg(repo_root().join("bench/serve.py"))
+            .args(["--duration", "3", "--concurrency", "1,8,64", "--humaneval"])
+            .arg(humaneval_dir())
+            .arg("--passk")
+            .arg(passk_tests::passk_binary())
+            .arg("--json")
+            .arg(&report),
+    );
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let levels = report["levels"].as_array().unwrap();
+    assert_eq!(levels.iter().map(|level| level["clients"].as_u64().unwrap()).collect::<Vec<_>>(), [1, 8, 64]);
+    for level in levels {
+        let passk = &level["servers"]["passk serve"];
+        assert!(passk["right"].as_u64().unwrap() > 0, "{level:#}");
+        assert_eq!((&passk["wrong"], &passk["not_answered"]), (&json!(0), &json!(0)), "{level:#}");
+        assert!(passk["p99_ms"].as_f64().unwrap() >= passk["p50_ms"].as_f64().unwrap(), "{level:#}");
+    }
+    assert!(finished.stdout.contains("| 64 | passk serve |"), "the README's table: {}", finished.stdout);
 }
