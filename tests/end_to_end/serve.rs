@@ -237,6 +237,41 @@ fn a_full_queue_is_a_504_with_retry_after_and_the_queued_program_still_gets_its_
     assert!(metrics.contains("passk_requests_total{endpoint=\"run_code\",code=\"504\"} 1"), "{metrics}");
 }
 
+/// Regression: a batch larger than the queue was refused (HTTP 413), so that HumanEval's
+/// 1,344 samples needed six requests at the default queue. Now it runs through half the
+/// queue, and other callers keep the other half meanwhile.
+#[test]
+fn a_batch_larger_than_the_queue_runs_through_half_of_it_beside_other_callers() {
+    let server = Server::start(&["--jobs", "2", "--queue", "4"]);
+    let problems = json!([{"task_id": "t", "prompt": "def f():\n", "entry_point": "f",
+                           "test": "def check(c):\n    assert c() == 1\n"}]);
+    let samples: Vec<Value> = (0..40)
+        .map(|index| {
+            let answer = if index % 3 == 0 { 2 } else { 1 };
+            json!({"task_id": "t", "completion": format!("    import time\n    time.sleep(0.05)\n    return {answer}  # {index}\n")})
+        })
+        .collect();
+    let batch = {
+        let url = server.url("/evaluate");
+        let body = json!({"problems": problems, "samples": samples, "k": [1], "stream": true});
+        std::thread::spawn(move || post_json(&url, &body))
+    };
+    wait_for_depth(&server, 2);
+    let beside = post_json(&server.url("/run_code"), &json!({"code": "print(1)", "language": "python"}));
+    assert_eq!(beside.json()["status"], "Success", "room beside the batch: {}", beside.body);
+    let answer = batch.join().unwrap();
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let lines: Vec<Value> = answer.body.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let last = lines.last().unwrap();
+    assert_eq!((&last["done"], &last["judged"]), (&json!(true), &json!(40)), "{last:#}");
+    let mut passed: Vec<(u64, bool)> =
+        lines[..40].iter().map(|line| (line["index"].as_u64().unwrap(), line["passed"] == true)).collect();
+    passed.sort();
+    let expected: Vec<(u64, bool)> = (0..40).map(|index| (index, index % 3 != 0)).collect();
+    assert_eq!(passed, expected, "every sample judged, each as it deserves");
+    assert_eq!(last["scores"]["per_problem"]["t"], json!({"n": 40, "c": 26}));
+}
+
 #[test]
 fn files_and_fetched_files_stay_inside_the_programs_own_directory() {
     let server = Server::start(&["--jobs", "2"]);

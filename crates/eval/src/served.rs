@@ -42,8 +42,8 @@ struct Stopped {
     why: Mutex<Option<String>>,
 }
 
-/// Room in the queue for some programs, taken by [`Served::admit`] and given back as
-/// the programs' verdicts come.
+/// Room in the queue for some programs, taken by [`Served::admit`] and given back when
+/// dropped.
 #[derive(Debug)]
 pub struct Admitted {
     permits: OwnedSemaphorePermit,
@@ -53,11 +53,6 @@ impl Admitted {
     /// How many programs it holds room for.
     pub fn count(&self) -> usize {
         self.permits.num_permits()
-    }
-
-    /// Room for one of its programs, taken out of it; None once it holds none.
-    pub fn one(&mut self) -> Option<Admitted> {
-        Some(Admitted { permits: self.permits.split(1)? })
     }
 }
 
@@ -138,17 +133,16 @@ impl Served {
         !self.stopped.yes.load(Ordering::SeqCst)
     }
 
-    /// Runs `program` in the room `admitted` (see [`Admitted::one`]), which is given back
-    /// once its verdict is in. A program the workers can no longer run gets an
-    /// `infrastructure` verdict.
-    pub async fn run(&self, program: Program, limits: JobLimits, admitted: Admitted) -> Verdict {
+    /// Runs `program` in room the caller was admitted to (see [`Served::admit`]): the
+    /// caller gives the room back by dropping it once its programs' verdicts are in. A
+    /// program the workers can no longer run gets an `infrastructure` verdict.
+    pub async fn run(&self, program: Program, limits: JobLimits, _admitted: &Admitted) -> Verdict {
         let (reply, verdict) = oneshot::channel();
         let sent = self.jobs.send(Job { program, tag: reply, limits }).await;
         let verdict = match sent {
             Ok(()) => verdict.await.ok(),
             Err(_) => None,
         };
-        drop(admitted);
         verdict.unwrap_or_else(|| Verdict::infrastructure(self.why_stopped()))
     }
 

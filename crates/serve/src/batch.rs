@@ -26,7 +26,7 @@ use passk_runner::{JobLimits, Language, Program, Status, Verdict};
 use passk_scorer::{summarize, Counts, Metric, Summary};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Semaphore};
 
 use crate::engine::Engine;
 use crate::error::Refusal;
@@ -96,19 +96,11 @@ pub async fn handle(Shared(state): Shared<Arc<State>>, body: Bytes) -> Result<Re
     if request.k.contains(&0) {
         return Err(Refusal::BadRequest("k holds 0: pass@k is for k of 1 or more".into()));
     }
-    if queued.len() > engine.served.capacity() {
-        return Err(Refusal::TooLarge(format!(
-            "{} samples are more than this server queues at once ({}): send at most that many per request",
-            queued.len(),
-            engine.served.capacity()
-        )));
-    }
-    let room = engine.served.admit(queued.len()).map_err(|full| {
+    let window = window(queued.len(), engine.served.capacity());
+    let room = engine.served.admit(window).map_err(|full| {
         Refusal::RetryLater(format!(
-            "the queue has no room for {} more programs ({} of {} taken)",
-            queued.len(),
-            full.queued,
-            full.capacity
+            "the queue has no room for {window} more programs ({} of {} taken)",
+            full.queued, full.capacity
         ))
     })?;
     let scoring = Scoring { ks: request.k.clone(), problems: problems.clone() };
@@ -206,27 +198,43 @@ struct Decided {
     result: Value,
 }
 
-/// Runs every sample, each in its own room of `room`, and sends each result line as its
-/// verdict comes.
+/// How many of a batch's programs are queued or running at once: all of them where the
+/// queue holds them, else half the queue, so that a batch larger than the queue runs
+/// through it and other callers keep room beside it.
+fn window(samples: usize, capacity: usize) -> usize {
+    if samples <= capacity {
+        samples
+    } else {
+        (capacity / 2).max(1)
+    }
+}
+
+/// Runs every sample, at most as many at once as `room` holds, and sends each result
+/// line as its verdict comes; the room is given back once the last is in.
 fn judge(
     state: Arc<State>,
     engine: Arc<Engine>,
     queued: Vec<Queued>,
     limits: JobLimits,
-    mut room: Admitted,
+    room: Admitted,
 ) -> mpsc::UnboundedReceiver<Decided> {
     let (send, receive) = mpsc::unbounded_channel();
-    for (index, sample) in queued.into_iter().enumerate() {
-        let Some(one) = room.one() else { break };
-        let (state, engine, send) = (state.clone(), engine.clone(), send.clone());
-        tokio::spawn(async move {
-            let verdict: Verdict = engine.served.run(sample.program, limits, one).await;
-            state.metrics.verdict(verdict.status.as_str(), verdict.duration);
-            let line = ResultLine::new(sample.fields, &verdict);
-            let result = serde_json::to_value(&line).unwrap_or_else(|error| json!({"error": error.to_string()}));
-            let _ = send.send(Decided { index, problem: sample.problem, status: verdict.status, result });
-        });
-    }
+    let in_flight = Arc::new(Semaphore::new(room.count()));
+    let room = Arc::new(room);
+    tokio::spawn(async move {
+        for (index, sample) in queued.into_iter().enumerate() {
+            let Ok(turn) = in_flight.clone().acquire_owned().await else { return };
+            let (state, engine, send, room) = (state.clone(), engine.clone(), send.clone(), room.clone());
+            tokio::spawn(async move {
+                let verdict: Verdict = engine.served.run(sample.program, limits, &room).await;
+                drop(turn);
+                state.metrics.verdict(verdict.status.as_str(), verdict.duration);
+                let line = ResultLine::new(sample.fields, &verdict);
+                let result = serde_json::to_value(&line).unwrap_or_else(|error| json!({"error": error.to_string()}));
+                let _ = send.send(Decided { index, problem: sample.problem, status: verdict.status, result });
+            });
+        }
+    });
     receive
 }
 

@@ -37,8 +37,6 @@ pub enum Refusal {
     #[error("{0}")]
     BadRequest(String),
     #[error("{0}")]
-    TooLarge(String),
-    #[error("{0}")]
     NotFound(String),
     #[error("this server needs a bearer token: send `Authorization: Bearer <token>`")]
     Unauthorized,
@@ -49,7 +47,6 @@ impl Refusal {
         match self {
             Refusal::RetryLater(_) => StatusCode::GATEWAY_TIMEOUT,
             Refusal::BadRequest(_) => StatusCode::BAD_REQUEST,
-            Refusal::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Refusal::NotFound(_) => StatusCode::NOT_FOUND,
             Refusal::Unauthorized => StatusCode::UNAUTHORIZED,
         }

@@ -118,7 +118,8 @@ pub async fn handle(Shared(state): Shared<Arc<State>>, body: Bytes) -> Result<Js
     let room = engine.served.admit(1).map_err(|full| {
         Refusal::RetryLater(format!("the queue is full ({} of {} programs)", full.queued, full.capacity))
     })?;
-    let verdict = engine.served.run(program, limits, room).await;
+    let verdict = engine.served.run(program, limits, &room).await;
+    drop(room);
     state.metrics.verdict(verdict.status.as_str(), verdict.duration);
     Ok(Json(answer(verdict)))
 }
