@@ -182,7 +182,7 @@ def main():
                   f"{measured['not_answered']} |")
     for level in report["levels"]:
         passk = level["servers"]["passk serve"]["requests_per_second"]
-        print(f"- {level['clients']} clients: passk serve {level['ratio']:.2f}x the subprocess server, "
+        print(f"- {level['clients']} client{'' if level['clients'] == 1 else 's'}: passk serve {level['ratio']:.2f}x the subprocess server, "
               f"{passk / 2.7:.0f}x SandboxFusion's 2.7 programs/s")
     if args.json:
         with open(args.json, "w") as f:
