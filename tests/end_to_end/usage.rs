@@ -59,6 +59,13 @@ fn the_same_command_after_a_complete_run_runs_nothing_and_reports_the_same() {
     let other = evaluate(&["--timeout", "5"]);
     assert_eq!(other.code, Some(0), "{}", other.stderr);
     assert!(other.stderr.contains("other settings (timeout: was 3.0, now 5.0); running again"), "{}", other.stderr);
+    // Regression: the run with other settings replaced the complete results it found,
+    // which were lost.
+    let earlier = dir.path().join("results.jsonl.earlier");
+    assert!(other.stderr.contains(&format!("they are kept as {}", earlier.display())), "{}", other.stderr);
+    assert_eq!(std::fs::read(&earlier).unwrap(), bytes, "the earlier run's results, as they were");
+    let earlier_record: Value = summary(&dir.path().join("results.jsonl.earlier.run.json"));
+    assert_eq!(earlier_record["verdict_settings"]["timeout"], json!(3.0), "and the record of their run");
     let rerun = evaluate(&["--timeout", "5"]);
     assert!(rerun.stderr.contains("nothing to run"), "{}", rerun.stderr);
 

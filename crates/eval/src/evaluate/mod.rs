@@ -131,6 +131,9 @@ pub async fn evaluate(
             earlier = Some(Earlier::Reopened(complete.verdict_settings));
         }
     }
+    if earlier.is_none() && !options.restart {
+        keep_earlier(&options.results, events)?;
+    }
     if let Some(hint) = prepared.results_hint() {
         warning!(events, "{hint}");
     }
@@ -199,6 +202,40 @@ fn set_aside(results: &std::path::Path, events: &EventSink) -> Result<(), EvalEr
         std::fs::rename(&record, &aside_record).map_err(|source| write_error(&aside_record, source))?;
     }
     info!(events, "restarting: the earlier results are moved to {} until this run completes", aside.display());
+    Ok(())
+}
+
+/// Where a new run keeps the results it finds at `<results>` from another run: beside
+/// them, until a later such run replaces them there.
+pub fn kept_earlier_path(results: &std::path::Path) -> PathBuf {
+    passk_formats::write::sibling(results, ".earlier")
+}
+
+/// Moves the results of another run (other settings, or changed since) out of the way of
+/// this one, with their run's record, rather than let this run's results replace them:
+/// nothing computed is lost, and a run that does not complete leaves no results at
+/// `<results>` that are not its own.
+fn keep_earlier(results: &std::path::Path, events: &EventSink) -> Result<(), EvalError> {
+    if !results.exists() {
+        return Ok(());
+    }
+    let kept = kept_earlier_path(results);
+    std::fs::rename(results, &kept).map_err(|source| write_error(&kept, source))?;
+    let record = complete_run::record_path(results);
+    let kept_record = complete_run::record_path(&kept);
+    if record.exists() {
+        std::fs::rename(&record, &kept_record).map_err(|source| write_error(&kept_record, source))?;
+    } else if let Err(error) = std::fs::remove_file(&kept_record) {
+        if error.kind() != std::io::ErrorKind::NotFound {
+            return Err(write_error(&kept_record, error));
+        }
+    }
+    info!(
+        events,
+        "the results already at {} are not this run's: they are kept as {}",
+        results.display(),
+        kept.display()
+    );
     Ok(())
 }
 
