@@ -33,7 +33,7 @@ pub struct EvaluateArgs {
     /// Samples (.jsonl or .jsonl.gz, or `-` for standard input): `task_id` and
     /// `completion` or `solution` per line.
     pub samples: PathBuf,
-    /// A problem file (.jsonl, .json or .gz: HumanEval, MBPP, HumanEval+/MBPP+, APPS,
+    /// A problem file (.jsonl, .json or .gz: HumanEval, HumanEval-X, MultiPL-E, MBPP, HumanEval+/MBPP+, APPS,
     /// CodeContests or LiveCodeBench, also as SandboxFusion ships them; see --format), or a bundled set's name.
     #[arg(long)]
     pub problems: String,
@@ -101,7 +101,7 @@ pub struct EvaluateArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
-    /// A problem file (.jsonl, .json or .gz: HumanEval, MBPP, HumanEval+/MBPP+, APPS,
+    /// A problem file (.jsonl, .json or .gz: HumanEval, HumanEval-X, MultiPL-E, MBPP, HumanEval+/MBPP+, APPS,
     /// CodeContests or LiveCodeBench, also as SandboxFusion ships them; see --format), or a bundled set's name.
     #[arg(long)]
     pub problems: String,
@@ -483,7 +483,7 @@ pub struct CompareArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct CanonicalArgs {
-    /// A problem file (.jsonl, .json or .gz: HumanEval, MBPP, HumanEval+/MBPP+, APPS,
+    /// A problem file (.jsonl, .json or .gz: HumanEval, HumanEval-X, MultiPL-E, MBPP, HumanEval+/MBPP+, APPS,
     /// CodeContests or LiveCodeBench, also as SandboxFusion ships them; see --format), or a bundled set's name.
     #[arg(long)]
     pub problems: String,
