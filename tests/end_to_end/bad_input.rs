@@ -759,3 +759,26 @@ fn a_problem_set_in_another_language_is_named_as_one() {
     );
     assert!(!finished.stderr.contains("--format"), "{}", finished.stderr);
 }
+
+/// Regression: a task id with a case slip or a typo was refused as not in the problem
+/// set, leaving the user to find the set's spelling; the message now names the id it is
+/// closest to, and names none where no id is close.
+#[test]
+fn a_mistyped_task_id_is_answered_with_the_closest_id_of_the_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("r.jsonl");
+    let evaluate = |task_id: &str| {
+        let samples = dir.path().join("samples.jsonl");
+        write_jsonl(&samples, &[json!({"task_id": task_id, "completion": "    return 1\n"})]);
+        finish(passk(["evaluate"]).arg(&samples).args(["--problems", "basic", "--partial", "--results"]).arg(&results))
+    };
+    assert_rejected(&evaluate("Basic/3"), &["field `task_id` is \"Basic/3\"", "did you mean \"basic/3\"?"]);
+    assert_rejected(&evaluate("basic/15x"), &["did you mean \"basic/15\"?"]);
+    // As close to basic/0 as to basic/1 and the rest: no guess.
+    let tied = evaluate("basic/O");
+    assert_rejected(&tied, &["field `task_id` is \"basic/O\", which is not in the problem set"]);
+    assert!(!tied.stderr.contains("did you mean"), "{}", tied.stderr);
+    let far = evaluate("basic/frobnicate");
+    assert_rejected(&far, &["field `task_id` is \"basic/frobnicate\", which is not in the problem set"]);
+    assert!(!far.stderr.contains("did you mean"), "{}", far.stderr);
+}

@@ -80,10 +80,35 @@ pub fn looks_like_a_problem(fields: &Map<String, Value>) -> bool {
     ["prompt", "test", "test_list", "entry_point", "canonical_solution"].iter().any(|field| fields.contains_key(*field))
 }
 
+/// A task id of the set's own family that the set lacks is most often a typo or a case
+/// slip (`humaneval/0`, `HumanEval/12x`): name the set's id it is closest to, where one
+/// is close.
+fn closest_task_hint(task_id: &str, problems: &ProblemSet) -> String {
+    let lowered = task_id.to_lowercase();
+    let mut by_distance: Vec<(usize, &str)> = problems
+        .problems
+        .iter()
+        .map(|problem| (strsim::levenshtein(&lowered, &problem.task_id.to_lowercase()), problem.task_id.as_str()))
+        .collect();
+    by_distance.sort_unstable();
+    // Where two ids are as close, naming either would be a guess.
+    match by_distance.as_slice() {
+        [(distance, id), rest @ ..]
+            if *distance <= 2
+                && *distance < task_id.chars().count() / 2
+                && rest.first().map_or(true, |(next, _)| next > distance) =>
+        {
+            format!(" (did you mean {id:?}?)")
+        }
+        _ => String::new(),
+    }
+}
+
 /// Where a task id's family (`Mbpp` of `Mbpp/2`) is none of the set's, the samples were
 /// written for another problem set: say so.
 fn foreign_task_hint(task_id: &str, problems: &ProblemSet) -> String {
-    let family = |id: &str| id.split_once('/').map(|(family, _)| family.to_owned());
+    // A family that differs only in case is a slip of the same set's, not another set.
+    let family = |id: &str| id.split_once('/').map(|(family, _)| family.to_lowercase());
     let theirs = family(task_id);
     // Sanitized MBPP keeps some of the original's problems under the same numbers: a
     // number it lacks is most likely a sample of the original MBPP.
@@ -96,7 +121,7 @@ fn foreign_task_hint(task_id: &str, problems: &ProblemSet) -> String {
         );
     }
     if theirs.is_none() || problems.problems.iter().any(|problem| family(&problem.task_id) == theirs) {
-        return String::new();
+        return closest_task_hint(task_id, problems);
     }
     format!(
         ": these samples belong to another problem set (the set's ids are such as {:?})",
