@@ -78,6 +78,11 @@ pub struct EvaluateArgs {
     /// refused); pass@k is then the mean over the problems covered.
     #[arg(long)]
     pub partial: bool,
+    /// Run shard K of N: the problems the samples answer, in the problem set's order,
+    /// are dealt out in turn to N shards, and only this one's samples run, each problem's
+    /// all together. `passk merge` joins the shards' results into a whole run's.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<passk_formats::shard::Shard>,
     /// Take the program out of raw model output: the fenced block that defines the entry
     /// point, without the prose around it; a completion that repeats the prompt or the
     /// whole function; a base model's completion cut at the usual stop sequences. Each
@@ -307,7 +312,7 @@ impl RunnerArgs {
 impl EvaluateArgs {
     /// The run these arguments ask for.
     pub fn into_options(self) -> Result<EvaluateOptions, CommandError> {
-        let results = self.results.unwrap_or_else(|| passk_eval::evaluate::default_results(&self.samples));
+        let results = self.results.unwrap_or_else(|| passk_eval::evaluate::default_results(&self.samples, self.shard));
         let set = self.suite.set_options(self.runner.timeout)?;
         Ok(EvaluateOptions {
             problems: self.problems,
@@ -322,6 +327,7 @@ impl EvaluateArgs {
             retry_timeouts: self.retry_timeouts,
             fallback: !self.no_fallback,
             partial: self.partial,
+            shard: self.shard,
             extract: self.extract,
             language: self.language,
             calibrate: self.calibrate.then_some(self.calibrate_factor),
@@ -499,6 +505,32 @@ pub struct CanonicalArgs {
 pub struct ScoreArgs {
     /// A results file: `task_id` and `passed` per line.
     pub results: PathBuf,
+    /// The k values of pass@k, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,10,100", allow_negative_numbers = true, value_parser = parse_k)]
+    pub k: Vec<u64>,
+    /// Also write the summary as JSON to this path.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+    /// Also write a report: FILE.html (self-contained, with charts and a sortable table)
+    /// or FILE.md (the same without charts, for pull-request comments).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    #[command(flatten)]
+    pub uncertainty: UncertaintyArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// Every shard's results (`passk evaluate --shard K/N`), in any order.
+    #[arg(required = true, value_name = "SHARD_RESULTS")]
+    pub shards: Vec<PathBuf>,
+    /// Where to write the merged results: the results a single run gives.
+    #[arg(long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// The samples file the shards ran [default: the path their runs recorded], read
+    /// again for the samples' order.
+    #[arg(long, value_name = "FILE")]
+    pub samples: Option<PathBuf>,
     /// The k values of pass@k, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1,10,100", allow_negative_numbers = true, value_parser = parse_k)]
     pub k: Vec<u64>,

@@ -61,6 +61,8 @@ pub enum CommandError {
     UnknownCommand { name: String, known: String },
     #[error(transparent)]
     Serve(Box<passk_serve::ServeError>),
+    #[error(transparent)]
+    Merge(#[from] passk_eval::merge::MergeError),
     #[error("cannot read the bearer token from {path}")]
     TokenFile {
         path: String,
@@ -115,6 +117,8 @@ impl CommandError {
                 passk_serve::ServeError::Listen(_) | passk_serve::ServeError::Panicked => EXIT_RUN_FAILED,
             },
             CommandError::Listen { .. } => EXIT_RUN_FAILED,
+            CommandError::Merge(passk_eval::merge::MergeError::Write { .. }) => EXIT_RUN_FAILED,
+            CommandError::Merge(_) => EXIT_BAD_INPUT,
             CommandError::Input(_)
             | CommandError::TokenFile { .. }
             | CommandError::EmptyToken { .. }

@@ -11,6 +11,7 @@ mod canonical;
 mod compare;
 mod error;
 mod interrupt;
+mod merge;
 mod say;
 mod score;
 mod terminal;
@@ -21,7 +22,7 @@ use std::sync::Arc;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-use crate::args::{CalcArgs, CanonicalArgs, CompareArgs, EvaluateArgs, ScoreArgs, ServeArgs, ValidateArgs};
+use crate::args::{CalcArgs, CanonicalArgs, CompareArgs, EvaluateArgs, MergeArgs, ScoreArgs, ServeArgs, ValidateArgs};
 use crate::error::{CommandError, EXIT_SUCCESS};
 use crate::say::say;
 use crate::terminal::Terminal;
@@ -48,6 +49,9 @@ enum Command {
     Evaluate(EvaluateArgs),
     /// Compute pass@k from an existing results file, executing nothing.
     Score(ScoreArgs),
+    /// Join the results of a run's shards (`evaluate --shard K/N`) into the results and
+    /// summary a single run gives, executing nothing.
+    Merge(MergeArgs),
     /// Compare two runs over the same problems, problem by problem: the difference in
     /// pass@k and pass^k with its paired standard error, interval and p-value.
     Compare(CompareArgs),
@@ -108,6 +112,7 @@ fn run(command: Command) -> Result<(), CommandError> {
                 uncertainty,
             })
         }
+        Command::Merge(args) => merge::merge(args),
         Command::Compare(args) => compare::compare(&compare::CompareOptions {
             report: args.report.as_deref().map(passk_report::document::ReportPath::new).transpose()?,
             a: args.a,

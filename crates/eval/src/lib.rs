@@ -24,6 +24,7 @@ pub mod journal;
 pub mod judge;
 pub mod languages;
 pub mod lock;
+pub mod merge;
 pub mod resume;
 pub mod sample_program;
 pub mod served;

@@ -20,6 +20,7 @@ pub mod provenance;
 pub mod results;
 pub mod run;
 pub mod sample;
+pub mod shard;
 pub mod write;
 
 pub use error::InputError;

@@ -17,6 +17,9 @@ pub struct VerdictSettings {
     pub driver_sha256: String,
     pub samples: String,
     pub samples_sha256: String,
+    /// The share of the samples run (`--shard`), if not all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::Shard>,
     pub problems: String,
     pub problems_sha256: String,
     pub verdicts: VerdictMode,

@@ -58,7 +58,7 @@ impl CompleteRun {
     }
 
     /// The record beside `results`, if there is one that reads.
-    fn read(results: &Path) -> Option<CompleteRun> {
+    pub(crate) fn read(results: &Path) -> Option<CompleteRun> {
         serde_json::from_slice(&std::fs::read(record_path(results)).ok()?).ok()
     }
 

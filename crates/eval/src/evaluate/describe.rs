@@ -250,6 +250,30 @@ fn describe_limits(
     )
 }
 
+/// The footer's row that counts what was executed.
+pub const EXECUTED_ROW: &str = "executed";
+/// The footer's row that names the problems judged in process, where any were.
+pub const FALLBACK_ROW: &str = "fallback";
+
+/// What the `executed` row says.
+pub fn executed(executions: u64, reused: u64, resumed_from: usize) -> String {
+    // Regression: a run resumed over several sessions said only the last one's count.
+    let earlier =
+        if resumed_from > 0 { format!("; {resumed_from} decided before the run was resumed") } else { String::new() };
+    format!("{executions} ({reused} identical samples reused a verdict){earlier}")
+}
+
+/// The `fallback` row, where problems were judged in process.
+pub fn fallback(in_process: &[String]) -> Option<(String, String)> {
+    (!in_process.is_empty()).then(|| {
+        let problems = passk_report::words::plural(in_process.len(), "problem");
+        (
+            FALLBACK_ROW.into(),
+            format!("{problems} judged in process, their tests passing what cannot cross: {}", in_process.join(", ")),
+        )
+    })
+}
+
 /// The rows the table ends with: what was executed and under which conditions.
 pub fn footer(
     options: &EvaluateOptions,
@@ -262,11 +286,8 @@ pub fn footer(
 ) -> Vec<(String, String)> {
     let super::run::Counts { executions, reused } = counts;
     let level = isolation.level;
-    // Regression: a run resumed over several sessions said only the last one's count.
-    let earlier =
-        if resumed_from > 0 { format!("; {resumed_from} decided before the run was resumed") } else { String::new() };
     vec![
-        ("executed".into(), format!("{executions} ({reused} identical samples reused a verdict){earlier}")),
+        (EXECUTED_ROW.into(), executed(executions, reused, resumed_from)),
         ("sandbox".into(), level.to_string()),
         ("verdicts".into(), describe_verdicts(options.workers.verdicts, level, facts)),
         ("ipc".into(), describe_ipc(level, facts)),

@@ -9,8 +9,8 @@
 //! runs nothing and reports the same numbers, but for samples left unjudgeable for want
 //! of expected outputs, which it runs again (`complete_run`).
 
-mod complete_run;
-mod describe;
+pub(crate) mod complete_run;
+pub(crate) mod describe;
 mod fallback;
 mod longest_first;
 mod prepare;
@@ -77,6 +77,8 @@ pub struct EvaluateOptions {
     pub fallback: bool,
     /// Evaluate samples that cover only some of the problem set's problems.
     pub partial: bool,
+    /// Run only this share of the samples' problems.
+    pub shard: Option<passk_formats::shard::Shard>,
     /// Take the program out of raw model output.
     pub extract: bool,
     /// The language of samples that name none (`--language`); else their set's own.
@@ -595,16 +597,7 @@ impl Concluded {
             run.timeout_floors = Some(floors.collect());
         }
         let mut footer = footer;
-        if !in_process.is_empty() {
-            let problems = passk_report::words::plural(in_process.len(), "problem");
-            footer.push((
-                "fallback".into(),
-                format!(
-                    "{problems} judged in process, their tests passing what cannot cross: {}",
-                    in_process.join(", ")
-                ),
-            ));
-        }
+        footer.extend(describe::fallback(&in_process));
         run.judged_in_process = in_process;
         let settings = to_map(&SummarySettings {
             verdicts: verdict_settings.clone(),

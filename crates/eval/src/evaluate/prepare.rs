@@ -66,13 +66,14 @@ impl Prepared {
         // Meanwhile the interpreter is found; a bad input is still reported first.
         let checking = {
             let toolchains = Toolchains::new(options.language, options.cache_dir.clone());
-            let (problems, given, partial, extract, set, verdicts) = (
+            let (problems, given, partial, extract, set, verdicts, shard) = (
                 options.problems.clone(),
                 options.samples.clone(),
                 options.partial,
                 options.extract,
                 options.set.clone(),
                 options.workers.verdicts,
+                options.shard,
             );
             let beside = options.results.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
             let beside = beside.to_owned();
@@ -98,7 +99,16 @@ impl Prepared {
                 if checked.covered.len() < problems.problems.len() && !partial {
                     return Err(samples::missing_problems(&samples, &problems, &checked.covered));
                 }
+                // The whole file is checked, and tied to the run by its hash, whatever
+                // share of it runs.
                 let sha256 = samples.sha256()?;
+                let (samples, checked) = match shard {
+                    None => (samples, checked),
+                    Some(shard) => {
+                        let (held, total, covered) = samples.shard(&problems, &checked.covered, shard, &beside)?;
+                        (held, samples::Checked { total, covered, ..checked })
+                    }
+                };
                 Ok::<_, InputError>((Arc::new(samples), Arc::new(problems), checked, sha256, toolchains))
             })
         };
@@ -221,6 +231,7 @@ fn settings(
         driver_sha256: passk_runner::sandbox::driver_package::judging_digest(),
         samples: options.samples.display().to_string(),
         samples_sha256: samples_sha256.to_owned(),
+        shard: options.shard,
         problems: problems.name.clone(),
         problems_sha256: problems.sha256.clone(),
         verdicts: options.workers.verdicts,

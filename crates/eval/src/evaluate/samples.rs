@@ -6,6 +6,7 @@
 //! the results, which is removed when the run ends.
 
 use std::collections::BTreeSet;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use passk_runner::{Candidate, Program, Tests};
@@ -17,6 +18,7 @@ use passk_formats::extract;
 use passk_formats::jsonl::JsonlReader;
 use passk_formats::problems::{Format, ProblemSet};
 use passk_formats::sample;
+use passk_formats::shard::Shard;
 use passk_formats::InputError;
 
 /// The name the command line gives standard input.
@@ -52,6 +54,40 @@ impl SamplesFile {
         Ok(SamplesFile { path: copy.to_path_buf(), name, _copy: Some(copy) })
     }
 
+    /// The samples of `shard`'s problems, in their order, as a file of their own beside
+    /// the results, removed when dropped: the run then reads, numbers and journals them
+    /// as it would a whole samples file, and a resumed shard finds the same file again.
+    /// Returns it with how many samples it holds and the positions of their problems.
+    pub fn shard(
+        &self,
+        problems: &ProblemSet,
+        covered: &BTreeSet<usize>,
+        shard: Shard,
+        beside: &Path,
+    ) -> Result<(SamplesFile, usize, BTreeSet<usize>), InputError> {
+        let held: BTreeSet<usize> =
+            covered.iter().enumerate().filter(|(rank, _)| shard.holds(*rank)).map(|(_, problem)| *problem).collect();
+        let reader = self.reader()?;
+        let source = reader.source().to_owned();
+        let copy_error =
+            |source| InputError::Open { path: format!("a copy of shard {shard} of {}", self.name), source };
+        let copy = tempfile::Builder::new().prefix(".passk-samples-").tempfile_in(beside).map_err(copy_error)?;
+        let mut out = std::io::BufWriter::new(copy.as_file());
+        let mut total = 0;
+        for record in reader {
+            let (line, fields) = record?;
+            let text = serde_json::to_string(&fields).expect("a JSON object serializes");
+            if held.contains(&sample::sample(&source, problems, (line, fields))?.problem) {
+                writeln!(out, "{text}").map_err(copy_error)?;
+                total += 1;
+            }
+        }
+        out.into_inner().map_err(|error| copy_error(error.into_error()))?.sync_all().map_err(copy_error)?;
+        let copy = copy.into_temp_path();
+        let file = SamplesFile { path: copy.to_path_buf(), name: self.name.clone(), _copy: Some(copy) };
+        Ok((file, total, held))
+    }
+
     pub fn reader(&self) -> Result<JsonlReader, InputError> {
         JsonlReader::open_as(&self.path, &self.name)
     }
@@ -77,14 +113,19 @@ pub fn is_stream(path: &Path) -> bool {
 }
 
 /// Where results go when `--results` is not given: beside the samples, or for a stream
-/// in the current directory, named after it (`stdin_results.jsonl`), never in /dev.
-pub fn default_results(samples: &Path) -> PathBuf {
+/// in the current directory, named after it (`stdin_results.jsonl`), never in /dev. A
+/// shard's are named for it (`samples.jsonl_shard-2-of-8_results.jsonl`), so that shards
+/// sharing a folder never share a results file.
+pub fn default_results(samples: &Path, shard: Option<Shard>) -> PathBuf {
     let mut name = if is_stream(samples) {
         let stem = samples.file_name().filter(|_| samples != Path::new(STDIN)).unwrap_or("stdin".as_ref());
         stem.to_owned()
     } else {
         samples.as_os_str().to_owned()
     };
+    if let Some(Shard { index, count }) = shard {
+        name.push(format!("_shard-{index}-of-{count}"));
+    }
     name.push("_results.jsonl");
     PathBuf::from(name)
 }
@@ -302,9 +343,18 @@ mod tests {
 
     #[test]
     fn results_of_a_stream_go_to_the_current_directory() {
-        assert_eq!(default_results(Path::new("-")), PathBuf::from("stdin_results.jsonl"));
-        assert_eq!(default_results(Path::new("/dev/stdin")), PathBuf::from("stdin_results.jsonl"));
-        assert_eq!(default_results(Path::new("/dev/null")), PathBuf::from("null_results.jsonl"));
-        assert_eq!(default_results(Path::new("out/s.jsonl")), PathBuf::from("out/s.jsonl_results.jsonl"));
+        assert_eq!(default_results(Path::new("-"), None), PathBuf::from("stdin_results.jsonl"));
+        assert_eq!(default_results(Path::new("/dev/stdin"), None), PathBuf::from("stdin_results.jsonl"));
+        assert_eq!(default_results(Path::new("/dev/null"), None), PathBuf::from("null_results.jsonl"));
+        assert_eq!(default_results(Path::new("out/s.jsonl"), None), PathBuf::from("out/s.jsonl_results.jsonl"));
+    }
+
+    #[test]
+    fn each_shard_has_results_of_its_own() {
+        let shard = "2/3".parse().ok();
+        assert_eq!(
+            default_results(Path::new("out/s.jsonl"), shard),
+            PathBuf::from("out/s.jsonl_shard-2-of-3_results.jsonl")
+        );
     }
 }
