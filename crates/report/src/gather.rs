@@ -42,15 +42,21 @@ impl Gathered {
 
     /// The results file at `path`, read once.
     pub fn read(path: &Path, cluster_by: Option<&str>) -> Result<Gathered, InputError> {
+        let gathered = Gathered::read_even_empty(path, cluster_by)?;
+        if gathered.tally.samples() == 0 {
+            return Err(InputError::Empty { path: path.display().to_string(), what: "results" });
+        }
+        Ok(gathered)
+    }
+
+    /// `read`, for results that may rightly hold no line: a shard's that holds no problem.
+    pub fn read_even_empty(path: &Path, cluster_by: Option<&str>) -> Result<Gathered, InputError> {
         let file = ResultsFile::open(path)?;
         let source = file.source().to_owned();
         let mut gathered = Gathered::new(cluster_by);
         for read in file {
             let (number, line) = read?;
             gathered.add(&source, number, &line)?;
-        }
-        if gathered.tally.samples() == 0 {
-            return Err(InputError::Empty { path: source, what: "results" });
         }
         Ok(gathered)
     }

@@ -24,7 +24,6 @@ use passk_formats::write::write_atomically;
 use passk_formats::InputError;
 use passk_report::document::ReportPath;
 use passk_report::gather::Gathered;
-use passk_report::scores;
 use passk_report::summary::{Report, Subset};
 
 use super::EvaluateOptions;
@@ -132,11 +131,15 @@ impl CompleteRun {
              again",
             results.display()
         );
-        let gathered = Gathered::read(results, options.uncertainty.cluster_by.as_deref())?;
+        let cluster_by = options.uncertainty.cluster_by.as_deref();
+        let gathered = match options.shard {
+            Some(_) => Gathered::read_even_empty(results, cluster_by)?,
+            None => Gathered::read(results, cluster_by)?,
+        };
         let tally = &gathered.tally;
         let unjudgeable = tally.unjudgeable_problems();
         let groups = gathered.groups(&super::task_ids(tally));
-        let scores = scores::of_tally(tally, true, groups.as_ref(), ks, &options.uncertainty)?;
+        let scores = super::scores_of(tally, true, groups.as_ref(), options)?;
         self.settings.insert("k".into(), json!(ks));
         self.run.insert("from_earlier_run".into(), json!(true));
         let report = Report {

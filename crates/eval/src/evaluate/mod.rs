@@ -145,6 +145,9 @@ pub async fn evaluate(
     if let Some(hint) = prepared.language_hint() {
         warning!(events, "{hint}");
     }
+    if let (Some(shard), 0) = (options.shard, prepared.total) {
+        info!(events, "shard {shard} holds none of the problems the samples answer: its results are empty");
+    }
     let started = Started::new(&options, prepared, earlier, &interrupt, events).await?;
     let Started { mut prepared, pool, machine, calibrated, journal, resumed, recordings } = started;
     let mut ran =
@@ -590,7 +593,7 @@ impl Concluded {
         let complete = stopped.is_none();
         let unjudgeable = tally.unjudgeable_problems();
         let groups = gathered.groups(&task_ids(&tally));
-        let scores = scores::of_tally(&tally, complete, groups.as_ref(), &options.ks, &options.uncertainty)?;
+        let scores = scores_of(&tally, complete, groups.as_ref(), options)?;
         run.retried_timeouts = retried.map(|(samples, changed)| RetriedTimeouts { samples, changed });
         if !floors.is_empty() {
             let floors = floors.into_iter().map(|(task_id, floor)| (task_id, json!(floor.as_secs_f64())));
@@ -672,6 +675,20 @@ fn publish(
         }
     }
     Ok(())
+}
+
+/// The run's scores. A shard of more shards than problems may hold none: it has nothing
+/// to score, and its empty results still complete the run for `passk merge`.
+fn scores_of(
+    tally: &Tally,
+    complete: bool,
+    groups: Option<&scores::Groups>,
+    options: &EvaluateOptions,
+) -> Result<scores::Scores, EvalError> {
+    if options.shard.is_some() && tally.counts().is_empty() {
+        return Ok(scores::Scores::default());
+    }
+    Ok(scores::of_tally(tally, complete, groups, &options.ks, &options.uncertainty)?)
 }
 
 /// The task ids the tally counts, in its order.
