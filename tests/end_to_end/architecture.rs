@@ -8,17 +8,26 @@ use std::path::{Path, PathBuf};
 
 /// Every crate of the workspace, by package name, with the passk crates it may use.
 /// A crate listed later may use those before it, never the other way.
-const LAYERS: [(&str, &str, &[&str]); 7] = [
+const LAYERS: [(&str, &str, &[&str]); 8] = [
     ("passk-runner", "runner", &[]),
     ("passk-scorer", "scorer", &[]),
     ("passk-formats", "formats", &["passk-runner"]),
     ("passk-report", "report", &["passk-formats", "passk-scorer"]),
     ("passk-eval", "eval", &["passk-formats", "passk-report", "passk-runner"]),
     ("passk-serve", "serve", &["passk-eval", "passk-formats", "passk-runner", "passk-scorer"]),
+    ("passk-generate", "generate", &["passk-formats", "passk-runner"]),
     (
         "passk-cli",
         "cli",
-        &["passk-eval", "passk-formats", "passk-report", "passk-runner", "passk-scorer", "passk-serve"],
+        &[
+            "passk-eval",
+            "passk-formats",
+            "passk-generate",
+            "passk-report",
+            "passk-runner",
+            "passk-scorer",
+            "passk-serve",
+        ],
     ),
 ];
 

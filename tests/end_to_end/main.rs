@@ -13,6 +13,7 @@ mod evalplus;
 mod evalplus_released;
 mod extract_languages;
 mod formats;
+mod generate;
 mod hostile;
 mod hostile_calls;
 mod hostile_memory;

@@ -565,7 +565,7 @@ fn whole(least: u64, most: u64) -> impl Fn(&str) -> Result<u64, String> + Clone 
     }
 }
 
-fn parse_factor(text: &str) -> Result<f64, String> {
+pub(crate) fn parse_factor(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(factor) if factor.is_finite() && factor > 0.0 => Ok(factor),
         Ok(_) => Err("must be a positive number".into()),
@@ -592,7 +592,7 @@ fn parse_import_name(text: &str) -> Result<String, String> {
     }
 }
 
-fn parse_seconds(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_seconds(text: &str) -> Result<Duration, String> {
     match text.trim().parse::<f64>() {
         Ok(seconds) if seconds.is_finite() && seconds > 0.0 && seconds < 1e9 => Ok(Duration::from_secs_f64(seconds)),
         Ok(_) => Err("must be a positive number of seconds".into()),
@@ -601,7 +601,16 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 }
 
 /// `--format`'s values: the formats' own names, listed in the help.
-fn format_parser() -> impl TypedValueParser<Value = Format> {
+pub(crate) fn format_parser() -> impl TypedValueParser<Value = Format> {
     PossibleValuesParser::new(Format::all().map(Format::name))
         .try_map(|name| Format::named(&name).ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidValue)))
+}
+
+/// A number from zero up: a temperature, a top-p.
+pub(crate) fn parse_nonnegative(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(number) if number.is_finite() && number >= 0.0 => Ok(number),
+        Ok(_) => Err("must be a number from 0 up".into()),
+        Err(_) => Err(format!("{text:?} is not a number")),
+    }
 }

@@ -3,6 +3,7 @@
 
 use passk_eval::{EvalError, EvalErrorKind, UnjudgeableBecause};
 use passk_formats::InputError;
+use passk_generate::GenerateError;
 use passk_report::{ReportError, ReportErrorKind};
 use thiserror::Error;
 
@@ -63,6 +64,13 @@ pub enum CommandError {
     Serve(Box<passk_serve::ServeError>),
     #[error(transparent)]
     Merge(#[from] passk_eval::merge::MergeError),
+    #[error(transparent)]
+    Generate(#[from] GenerateError),
+    #[error(
+        "interrupted: {have} of {total} samples are in {}; run the same command again to ask for the rest",
+        output.display()
+    )]
+    GenerateInterrupted { have: usize, total: usize, output: std::path::PathBuf },
     #[error("cannot read the bearer token from {path}")]
     TokenFile {
         path: String,
@@ -117,6 +125,17 @@ impl CommandError {
                 passk_serve::ServeError::Listen(_) | passk_serve::ServeError::Panicked => EXIT_RUN_FAILED,
             },
             CommandError::Listen { .. } => EXIT_RUN_FAILED,
+            CommandError::Generate(error) => match error {
+                GenerateError::Write { .. } | GenerateError::Client { .. } => EXIT_RUN_FAILED,
+                GenerateError::GaveUp { .. } => EXIT_INFRASTRUCTURE,
+                GenerateError::Interrupted => EXIT_INTERRUPTED,
+                GenerateError::Template { .. }
+                | GenerateError::NoPrompt { .. }
+                | GenerateError::OtherRequest { .. }
+                | GenerateError::Samples { .. }
+                | GenerateError::Refused { .. } => EXIT_BAD_INPUT,
+            },
+            CommandError::GenerateInterrupted { .. } => EXIT_INTERRUPTED,
             CommandError::Merge(passk_eval::merge::MergeError::Write { .. }) => EXIT_RUN_FAILED,
             CommandError::Merge(_) => EXIT_BAD_INPUT,
             CommandError::Input(_)

@@ -10,6 +10,7 @@ mod calc;
 mod canonical;
 mod compare;
 mod error;
+mod generate;
 mod interrupt;
 mod merge;
 mod say;
@@ -64,6 +65,10 @@ enum Command {
     /// Write a problem set's canonical solutions as a samples file, one sample per problem:
     /// a run on it checks the whole pipeline and should score pass@1 1.0.
     Canonical(CanonicalArgs),
+    /// Ask a model behind an OpenAI-compatible endpoint (vLLM, llama.cpp, SGLang, TGI,
+    /// OpenAI) for samples of every problem, written as they arrive; the same command
+    /// asks only for what is missing.
+    Generate(generate::GenerateArgs),
     /// Serve verdicts over HTTP: SandboxFusion's POST /run_code for RL trainers, POST
     /// /evaluate for batches of samples, /healthz, /readyz and /metrics. SIGTERM drains.
     Serve(ServeArgs),
@@ -113,6 +118,7 @@ fn run(command: Command) -> Result<(), CommandError> {
             })
         }
         Command::Merge(args) => merge::merge(args),
+        Command::Generate(args) => generate::generate(args),
         Command::Compare(args) => compare::compare(&compare::CompareOptions {
             report: args.report.as_deref().map(passk_report::document::ReportPath::new).transpose()?,
             a: args.a,
@@ -217,7 +223,7 @@ fn help(path: &[String]) -> Result<(), CommandError> {
     say::print(help.as_bytes())
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime, CommandError> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CommandError> {
     if let Err(error) = passk_runner::protect_this_process() {
         tracing::warn!("cannot make the harness non-dumpable: {error}");
     }

@@ -1,0 +1,205 @@
+//! A generation: every missing sample asked for, with bounded concurrency and an
+//! optional pace, each written as it arrives.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use passk_formats::problems::ProblemSet;
+use serde_json::{json, Map, Value};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use crate::ask::{asks, cut, Ask, Mode, DEFAULT_CHAT_TEMPLATE};
+use crate::endpoint::{Connection, Endpoint, Learned};
+use crate::error::GenerateError;
+use crate::pace::Pace;
+use crate::store::Store;
+pub use crate::watch::{Event, Sampling, Watch};
+
+#[derive(Debug, Clone)]
+pub struct GenerateOptions {
+    /// The API's base, such as `http://localhost:8000/v1`.
+    pub endpoint: String,
+    pub model: String,
+    pub api_key: Option<String>,
+    /// The environment variable the key is read from, named when a key is refused.
+    pub api_key_env: String,
+    pub problems: Arc<ProblemSet>,
+    pub mode: Mode,
+    /// The chat instruction's template; `DEFAULT_CHAT_TEMPLATE` where none is given.
+    pub template: Option<String>,
+    pub sampling: Sampling,
+    /// Requests in flight at once.
+    pub concurrency: usize,
+    pub requests_per_second: Option<f64>,
+    /// Attempts of one request before the run gives up on the endpoint.
+    pub max_attempts: u32,
+    pub request_timeout: Duration,
+    pub output: PathBuf,
+    /// Ask for every sample again, whatever the file holds.
+    pub restart: bool,
+}
+
+/// What a complete generation did.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    pub total: usize,
+    pub already: usize,
+    pub written: usize,
+    pub tokens: u64,
+    pub learned: Learned,
+}
+
+/// Asks the endpoint for every sample `options.output` does not hold yet.
+pub async fn generate(
+    options: GenerateOptions,
+    watch: Watch,
+    cancel: CancellationToken,
+) -> Result<Generated, GenerateError> {
+    let template = options.template.clone().unwrap_or_else(|| DEFAULT_CHAT_TEMPLATE.to_owned());
+    let asks = asks(&options.problems, options.mode, &template)?;
+    let endpoint = Endpoint::new(Connection {
+        base: options.endpoint.clone(),
+        model: options.model.clone(),
+        api_key: options.api_key.clone(),
+        api_key_env: options.api_key_env.clone(),
+        mode: options.mode,
+        max_attempts: options.max_attempts,
+        request_timeout: options.request_timeout,
+    })?;
+    let mut request = request_record(&options, &template);
+    request.insert("learned".into(), json!(endpoint.learned()));
+    let store = Store::open(&options.output, &request, options.restart)?;
+    let n = options.sampling.n;
+    let total = asks.len() * n as usize;
+    let jobs: Vec<(Ask, Vec<u32>)> = asks
+        .into_iter()
+        .map(|ask| {
+            let have = store.have.get(&ask.task_id);
+            let missing: Vec<u32> = (0..n).filter(|index| have.map_or(true, |have| !have.contains(index))).collect();
+            (ask, missing)
+        })
+        .filter(|(_, missing)| !missing.is_empty())
+        .collect();
+    let to_ask: usize = jobs.iter().map(|(_, missing)| missing.len()).sum();
+    let already = total - to_ask;
+    watch(Event::Started { total, already, dropped_torn_line: store.dropped_torn_line });
+
+    let shared = Arc::new(Shared {
+        endpoint,
+        store,
+        pace: Pace::new(options.requests_per_second),
+        sampling: options.sampling.clone(),
+        mode: options.mode,
+        watch,
+        cancel: cancel.child_token(),
+    });
+    let permits = Arc::new(Semaphore::new(options.concurrency.max(1)));
+    let mut running = JoinSet::new();
+    for (ask, missing) in jobs {
+        let shared = shared.clone();
+        let permits = permits.clone();
+        running.spawn(async move {
+            let _permit = permits.acquire_owned().await.map_err(|_| GenerateError::Interrupted)?;
+            let filled = shared.fill(&ask, missing).await;
+            // Stopped before the permit goes to another problem's request.
+            if filled.is_err() {
+                shared.cancel.cancel();
+            }
+            filled
+        });
+    }
+    let mut first_error = None;
+    let (mut written, mut tokens) = (0, 0);
+    while let Some(joined) = running.join_next().await {
+        match joined {
+            Ok(Ok((samples, used))) => {
+                written += samples;
+                tokens += used;
+            }
+            // The first error stops the rest, which end `Interrupted`: it is the run's.
+            Ok(Err(error)) => match (&first_error, &error) {
+                (None, _) | (Some(GenerateError::Interrupted), _) => first_error = Some(error),
+                _ => {}
+            },
+            Err(panic) => std::panic::resume_unwind(panic.into_panic()),
+        }
+    }
+    if cancel.is_cancelled() {
+        return Err(GenerateError::Interrupted);
+    }
+    let learned = shared.endpoint.learned();
+    request.insert("learned".into(), json!(learned));
+    shared.store.record(&request)?;
+    match first_error {
+        Some(error) => Err(error),
+        None => Ok(Generated { total, already, written, tokens, learned }),
+    }
+}
+
+/// The request's settings, recorded beside the samples.
+fn request_record(options: &GenerateOptions, template: &str) -> Map<String, Value> {
+    let mut record = Map::new();
+    record.insert("passk_version".into(), json!(env!("CARGO_PKG_VERSION")));
+    record.insert("endpoint".into(), json!(options.endpoint));
+    record.insert("model".into(), json!(options.model));
+    record.insert("mode".into(), json!(options.mode));
+    record.insert("problems".into(), json!(options.problems.name));
+    record.insert("problems_sha256".into(), json!(options.problems.sha256));
+    if let Value::Object(sampling) = json!(options.sampling) {
+        record.extend(sampling);
+    }
+    if options.mode == Mode::Chat {
+        record.insert("template".into(), json!(template));
+    }
+    record
+}
+
+/// What every request of a run shares.
+struct Shared {
+    endpoint: Endpoint,
+    store: Store,
+    pace: Pace,
+    sampling: Sampling,
+    mode: Mode,
+    watch: Watch,
+    cancel: CancellationToken,
+}
+
+impl Shared {
+    /// Asks for `missing` samples of `ask` until each is written: all in one request
+    /// where the server takes `n`, and again for any it left out.
+    async fn fill(&self, ask: &Ask, mut missing: Vec<u32>) -> Result<(usize, u64), GenerateError> {
+        let (mut written, mut tokens) = (0, 0);
+        while !missing.is_empty() {
+            if self.cancel.is_cancelled() {
+                return Err(GenerateError::Interrupted);
+            }
+            let n = if self.endpoint.takes_n() { missing.len() as u32 } else { 1 };
+            let seed = match (self.sampling.seed, n) {
+                (Some(seed), 1) if self.sampling.n > 1 => Some(seed.wrapping_add(u64::from(missing[0]))),
+                (seed, _) => seed,
+            };
+            tokio::select! {
+                () = self.cancel.cancelled() => return Err(GenerateError::Interrupted),
+                () = self.pace.wait() => {}
+            }
+            let answer = self.endpoint.ask(ask, n, seed, &self.sampling, &self.watch, &self.cancel).await?;
+            let mut used = answer.completion_tokens;
+            tokens += used;
+            for choice in answer.choices.into_iter().take(missing.len()) {
+                let index = missing.remove(0);
+                let text = match self.mode {
+                    Mode::Completion => cut(&choice.text, &ask.stop),
+                    Mode::Chat => &choice.text,
+                };
+                self.store.append(&ask.task_id, index, text, choice.finish_reason.as_deref())?;
+                written += 1;
+                (self.watch)(Event::Sample { tokens: std::mem::take(&mut used) });
+            }
+        }
+        Ok((written, tokens))
+    }
+}

@@ -1,0 +1,331 @@
+//! `passk generate` against `tests/support/openai_server.py`, a server that answers as
+//! real ones do: from the repository's samples, behind rate limits, failures, dropped
+//! connections and refusals of parameters. No model can be served here; what matters
+//! is that the samples file holds exactly the answers the server gave, once each, and
+//! that their score is the one those answers deserve.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use passk_tests::{finish, passk, read_jsonl, repo_root, write_jsonl, Finished};
+use serde_json::{json, Value};
+
+/// The test server on a port of its own, until dropped.
+struct OpenAiServer {
+    child: Child,
+    base: String,
+    log: PathBuf,
+}
+
+impl OpenAiServer {
+    fn start(dir: &Path, answers: &[Value], flags: &[&str]) -> OpenAiServer {
+        let answers_path = dir.join("answers.jsonl");
+        write_jsonl(&answers_path, answers);
+        let log = dir.join("requests.jsonl");
+        let mut child = Command::new("python3")
+            .arg(repo_root().join("tests/support/openai_server.py"))
+            .arg("--problems")
+            .arg(repo_root().join("problems/basic.jsonl"))
+            .arg("--answers")
+            .arg(&answers_path)
+            .arg("--log")
+            .arg(&log)
+            .args(flags)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut port = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut port).unwrap();
+        let base = format!("http://127.0.0.1:{}/v1", port.trim());
+        OpenAiServer { child, base, log }
+    }
+
+    /// Every request the server answered, in order.
+    fn requests(&self) -> Vec<Value> {
+        if self.log.exists() {
+            read_jsonl(&self.log)
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn generate(&self, output: &Path, extra: &[&str]) -> Command {
+        let mut command = passk(["generate", "--endpoint", &self.base, "--problems", "basic", "--output"]);
+        command.arg(output).args(extra).env_remove("OPENAI_API_KEY");
+        command
+    }
+}
+
+impl Drop for OpenAiServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The repository's honest samples of the bundled set, as answers: two or more per problem.
+fn answers() -> Vec<Value> {
+    read_jsonl(&repo_root().join("problems/basic-samples.jsonl"))
+        .into_iter()
+        .filter(|sample| !sample["kind"].as_str().unwrap().starts_with("hostile") && sample["completion"].is_string())
+        .map(|sample| json!({"task_id": sample["task_id"], "completion": sample["completion"]}))
+        .collect()
+}
+
+/// Each problem's first `n` answers, as the server hands them out.
+fn first_answers(answers: &[Value], n: usize) -> BTreeMap<String, Vec<String>> {
+    let mut by_task: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for answer in answers {
+        by_task
+            .entry(answer["task_id"].as_str().unwrap().to_owned())
+            .or_default()
+            .push(answer["completion"].as_str().unwrap().to_owned());
+    }
+    by_task.into_iter().map(|(task, all)| (task, all.iter().cycle().take(n).cloned().collect())).collect()
+}
+
+/// The samples file's completions by task, each task's sorted, after checking that each
+/// (task, index) is there once and the indices are 0..n.
+fn samples_by_task(path: &Path, n: u32) -> BTreeMap<String, Vec<String>> {
+    let mut by_task: BTreeMap<String, Vec<(u64, String)>> = BTreeMap::new();
+    for line in read_jsonl(path) {
+        let task = line["task_id"].as_str().unwrap().to_owned();
+        by_task
+            .entry(task)
+            .or_default()
+            .push((line["index"].as_u64().unwrap(), line["completion"].as_str().unwrap().to_owned()));
+    }
+    by_task
+        .into_iter()
+        .map(|(task, mut samples)| {
+            samples.sort();
+            let indices: Vec<u64> = samples.iter().map(|(index, _)| *index).collect();
+            assert_eq!(indices, (0..u64::from(n)).collect::<Vec<_>>(), "{task}: each index once");
+            // A run-on cut at a stop sequence keeps the newline before it.
+            let mut texts: Vec<String> = samples.into_iter().map(|(_, text)| text.trim_end().to_owned()).collect();
+            texts.sort();
+            (task, texts)
+        })
+        .collect()
+}
+
+fn sorted(mut expected: BTreeMap<String, Vec<String>>) -> BTreeMap<String, Vec<String>> {
+    expected.values_mut().for_each(|texts| {
+        texts.iter_mut().for_each(|text| *text = text.trim_end().to_owned());
+        texts.sort();
+    });
+    expected
+}
+
+/// Per-problem (n, c) of `passk evaluate` on a samples file.
+fn scored(dir: &Path, samples: &Path, extra: &[&str]) -> Vec<(String, u64, u64)> {
+    let summary = dir.join(format!("{}.summary.json", samples.file_name().unwrap().to_str().unwrap()));
+    let results = dir.join(format!("{}.results.jsonl", samples.file_name().unwrap().to_str().unwrap()));
+    let run = finish(
+        passk(["evaluate"])
+            .arg(samples)
+            .args(["--problems", "basic", "--k", "1", "--summary"])
+            .arg(&summary)
+            .arg("--results")
+            .arg(&results)
+            .args(extra),
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let summary: Value = serde_json::from_slice(&std::fs::read(summary).unwrap()).unwrap();
+    summary["per_problem"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["task_id"].as_str().unwrap().to_owned(), p["n"].as_u64().unwrap(), p["c"].as_u64().unwrap()))
+        .collect()
+}
+
+fn statuses(requests: &[Value]) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for request in requests {
+        *counts.entry(request["status"].to_string()).or_default() += 1;
+    }
+    counts
+}
+
+#[test]
+fn through_rate_limits_failures_and_dropped_connections_every_sample_arrives_once_and_scores_as_it_deserves() {
+    let dir = tempfile::tempdir().unwrap();
+    let answers = answers();
+    let server = OpenAiServer::start(
+        dir.path(),
+        &answers,
+        &["--rate-limit-every", "5", "--fail-every", "7", "--drop-every", "11"],
+    );
+    let output = dir.path().join("samples.jsonl");
+    let run = finish(&mut server.generate(&output, &["--model", "test-model", "--n", "2"]));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stderr.contains("HTTP 429"), "the rate limit was met and retried: {}", run.stderr);
+    assert!(run.stderr.contains("connection"), "a dropped connection was retried: {}", run.stderr);
+
+    let expected = first_answers(&answers, 2);
+    assert_eq!(samples_by_task(&output, 2), sorted(expected.clone()), "the server's answers, each once");
+    let counts = statuses(&server.requests());
+    assert_eq!(counts.get("200"), Some(&24), "one answered request per problem: {counts:?}");
+    for status in ["429", "500", "\"dropped\""] {
+        assert!(counts.contains_key(status), "{status} happened: {counts:?}");
+    }
+    // Completions were cut at Python's stop sequences, so the server's run-on is gone.
+    assert!(read_jsonl(&output).iter().all(|line| !line["completion"].as_str().unwrap().contains("def check_it")));
+
+    // The score is the one the answers themselves get.
+    let answered = dir.path().join("answered.jsonl");
+    let lines: Vec<Value> = expected
+        .iter()
+        .flat_map(|(task, texts)| texts.iter().map(move |text| json!({"task_id": task, "completion": text})))
+        .collect();
+    write_jsonl(&answered, &lines);
+    let (mut generated, mut deserved) = (scored(dir.path(), &output, &[]), scored(dir.path(), &answered, &[]));
+    generated.sort();
+    deserved.sort();
+    assert_eq!(generated, deserved);
+
+    let record: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("samples.jsonl.request.json")).unwrap()).unwrap();
+    assert_eq!(record["model"], "test-model");
+    assert_eq!(record["n"], 2);
+    assert_eq!(record["temperature"], 0.8, "more than one sample is sampled at 0.8 unless told");
+    assert_eq!(record["endpoint"], json!(server.base));
+}
+
+/// OpenAI's newer models refuse `max_tokens`; some servers refuse `n > 1`, and
+/// llama.cpp's answers one choice whatever `n` says. Each is learned once, and every
+/// sample still arrives.
+#[test]
+fn a_server_that_refuses_max_tokens_or_n_or_ignores_n_gets_requests_it_takes() {
+    for (flags, learned_n) in [(&["--refuse-max-tokens", "--refuse-n"][..], false), (&["--ignore-n"][..], true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let answers = answers();
+        let server = OpenAiServer::start(dir.path(), &answers, flags);
+        let output = dir.path().join("samples.jsonl");
+        let run = finish(&mut server.generate(&output, &["--model", "test-model", "--n", "3", "--seed", "7"]));
+        assert_eq!(run.code, Some(0), "{flags:?}: {}", run.stderr);
+        assert_eq!(samples_by_task(&output, 3), sorted(first_answers(&answers, 3)), "{flags:?}");
+        let requests = server.requests();
+        let answered: Vec<&Value> = requests.iter().filter(|request| request["status"] == 200).collect();
+        if flags.contains(&"--refuse-max-tokens") {
+            assert!(run.stderr.contains("the length limit is sent as `max_completion_tokens`"), "{}", run.stderr);
+            assert!(run.stderr.contains("refuses n > 1"), "{}", run.stderr);
+            assert_eq!(run.stderr.matches("refuses n > 1").count(), 1, "said once: {}", run.stderr);
+            assert!(answered.iter().all(|request| request["body"].get("max_tokens").is_none()));
+            assert!(answered.iter().all(|request| request["body"]["max_completion_tokens"] == 1024));
+            assert_eq!(answered.len(), 72, "each of the 24 problems' 3 samples asked for alone");
+            // Asked alone, sample i is asked with seed + i, so they can differ.
+            let mut seeds: Vec<u64> = answered.iter().map(|r| r["body"]["seed"].as_u64().unwrap()).collect();
+            seeds.sort_unstable();
+            seeds.dedup();
+            assert_eq!(seeds, [7, 8, 9]);
+        } else {
+            assert!(answered.iter().all(|request| request["body"]["max_tokens"] == 1024));
+            assert_eq!(answered.len(), 72, "each problem asked again for what the answer left out");
+        }
+        let refused = requests.iter().filter(|request| request["status"] == 400).count();
+        assert!(refused <= 2 * 16, "a refusal is learned from, not repeated: {refused} refusals");
+        let record: Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join("samples.jsonl.request.json")).unwrap()).unwrap();
+        assert_eq!(record["learned"]["n"], learned_n, "{record:#}");
+    }
+}
+
+/// A wrong model name, a missing key: each is one clear error, exit status 2, and no
+/// request loop.
+#[test]
+fn a_wrong_model_or_a_missing_key_is_one_clear_error_not_a_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = OpenAiServer::start(dir.path(), &answers(), &["--key", "sk-test"]);
+    let output = dir.path().join("samples.jsonl");
+
+    let no_key = finish(&mut server.generate(&output, &["--model", "test-model", "--concurrency", "1"]));
+    assert_eq!(no_key.code, Some(2), "{}", no_key.stderr);
+    assert!(no_key.stderr.contains("HTTP 401"), "{}", no_key.stderr);
+    assert!(no_key.stderr.contains("no API key was sent: set OPENAI_API_KEY"), "{}", no_key.stderr);
+    assert_eq!(server.requests().len(), 1, "one request, no loop");
+
+    let wrong = finish(
+        server.generate(&output, &["--model", "gpt-nonesuch", "--concurrency", "1"]).env("OPENAI_API_KEY", "sk-test"),
+    );
+    assert_eq!(wrong.code, Some(2), "{}", wrong.stderr);
+    assert!(wrong.stderr.contains("has no model \"gpt-nonesuch\"; it serves test-model"), "{}", wrong.stderr);
+    assert_eq!(wrong.stderr.matches("error:").count(), 1, "{}", wrong.stderr);
+    assert_eq!(server.requests().len(), 2, "one request, no loop");
+
+    let keyed =
+        finish(server.generate(&output, &["--model", "test-model", "--restart"]).env("OPENAI_API_KEY", "sk-test"));
+    assert_eq!(keyed.code, Some(0), "{}", keyed.stderr);
+    assert!(server.requests().iter().skip(2).all(|request| request["authorization"] == "Bearer sk-test"));
+    assert_eq!(read_jsonl(&output).len(), 24);
+}
+
+/// Ctrl-C loses nothing: the samples written stay, and the same command asks only for
+/// the rest. Other settings are refused rather than mixed into the file.
+#[test]
+fn an_interrupted_generation_resumes_asking_only_for_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = OpenAiServer::start(dir.path(), &answers(), &["--delay", "0.3"]);
+    let output = dir.path().join("samples.jsonl");
+    let args = ["--model", "test-model", "--concurrency", "2"];
+    let child = server.generate(&output, &args).stderr(Stdio::piped()).spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while std::fs::read(&output).map_or(0, |text| text.iter().filter(|&&b| b == b'\n').count()) < 4 {
+        assert!(Instant::now() < deadline, "no samples arrived");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(libc::pid_t::try_from(child.id()).unwrap(), libc::SIGINT) };
+    let interrupted = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&interrupted.stderr);
+    assert_eq!(interrupted.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("run the same command again to ask for the rest"), "{stderr}");
+    let kept = read_jsonl(&output).len();
+    assert!((4..24).contains(&kept), "{kept} samples kept");
+
+    let other = finish(&mut server.generate(&output, &["--model", "test-model", "--temperature", "0.5"]));
+    assert_eq!(other.code, Some(2), "{}", other.stderr);
+    assert!(other.stderr.contains("temperature: 0.0 then, 0.5 now"), "{}", other.stderr);
+
+    // The resumed run's requests are told apart by the key it sends.
+    let resumed: Finished = finish(server.generate(&output, &args).env("OPENAI_API_KEY", "resumed"));
+    assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
+    assert!(resumed.stderr.contains(&format!("resuming: {kept} of 24 samples")), "{}", resumed.stderr);
+    let asked = server.requests().iter().filter(|request| request["authorization"] == "Bearer resumed").count();
+    assert_eq!(asked, 24 - kept, "only the missing were asked for");
+    assert_eq!(samples_by_task(&output, 1).len(), 24);
+
+    let again = finish(&mut server.generate(&output, &args));
+    assert_eq!(again.code, Some(0), "{}", again.stderr);
+    assert!(again.stderr.contains("nothing to ask"), "{}", again.stderr);
+}
+
+/// Chat mode: the instruction quotes the prompt in a fence, the raw answer is kept, and
+/// `passk evaluate --extract` scores the code in it.
+#[test]
+fn a_chat_models_raw_answers_are_kept_and_score_with_extract() {
+    let dir = tempfile::tempdir().unwrap();
+    let canonical: Vec<Value> = read_jsonl(&repo_root().join("problems/basic.jsonl"))
+        .into_iter()
+        .map(|problem| json!({"task_id": problem["task_id"], "completion": problem["canonical_solution"]}))
+        .collect();
+    let server = OpenAiServer::start(dir.path(), &canonical, &[]);
+    let output = dir.path().join("chat.jsonl");
+    let run = finish(&mut server.generate(&output, &["--model", "test-model", "--mode", "chat"]));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let requests = server.requests();
+    let first = &requests[0];
+    assert_eq!(first["path"], "/v1/chat/completions");
+    let content = first["body"]["messages"][0]["content"].as_str().unwrap();
+    assert!(content.contains("```python\n") && content.contains("one fenced code block"), "{content}");
+    assert!(first["body"].get("stop").is_none(), "a chat answer is not cut");
+    let samples = read_jsonl(&output);
+    assert!(samples.iter().all(|line| line["completion"].as_str().unwrap().starts_with("Here is the function")));
+    let scores = scored(dir.path(), &output, &["--extract"]);
+    assert_eq!(scores.len(), 24);
+    assert!(scores.iter().all(|(_, n, c)| (*n, *c) == (1, 1)), "every canonical answer passes: {scores:?}");
+}
