@@ -180,12 +180,13 @@ fn env_of(container: &Value) -> BTreeMap<String, String> {
 /// container: its user, its security settings, its resources, its volumes (the claim as
 /// `data`, an emptyDir as a tmpfs) and its environment with `extra_env`, then the
 /// image and the command. A setting the translation does not know fails the test, so
-/// that the manifests cannot drift from what is tested.
-fn docker_run_of(object: &Value, image: &str, data: &Path, extra_env: &[(&str, String)]) -> Command {
+/// that the manifests cannot drift from what is tested. `run` is how the container is
+/// run (`--rm`, or `--detach` with a name).
+fn docker_run_of(object: &Value, image: &str, data: &Path, extra_env: &[(&str, String)], run: &[&str]) -> Command {
     let spec = pod_spec(object);
     let container = &spec["containers"][0];
     let mut command = Command::new("docker");
-    command.args(["run", "--rm"]);
+    command.arg("run").args(run);
     for (key, value) in spec.as_object().unwrap() {
         match key.as_str() {
             // A pod's own user namespace is what lets Kubernetes unmask /proc (below);
@@ -400,7 +401,7 @@ fn the_indexed_jobs_shards_in_containers_merge_into_what_one_run_gives() {
             .map(|index| {
                 let mut env = extra.clone();
                 env.push(("JOB_COMPLETION_INDEX", index.to_string()));
-                let mut command = docker_run_of(shards, image, data.path(), &env);
+                let mut command = docker_run_of(shards, image, data.path(), &env, &["--rm"]);
                 std::thread::spawn(move || finish(&mut command))
             })
             .collect();
@@ -411,7 +412,7 @@ fn the_indexed_jobs_shards_in_containers_merge_into_what_one_run_gives() {
             assert!(sandbox.ends_with(" full"), "{how}: shard {index} ran with full isolation: {}", finished.stdout);
             assert!(data.path().join(format!("results/shard-{index}.jsonl.run.json")).exists(), "{how}: shard {index}");
         }
-        let finished = finish(&mut docker_run_of(merge, image, data.path(), &[]));
+        let finished = finish(&mut docker_run_of(merge, image, data.path(), &[], &["--rm"]));
         assert_eq!(finished.code, Some(0), "{how}: merge: {}", finished.stderr);
         assert!(finished.stderr.contains(&format!("merged the {count} shards' results")), "{how}: {}", finished.stderr);
 
@@ -424,6 +425,80 @@ fn the_indexed_jobs_shards_in_containers_merge_into_what_one_run_gives() {
             format!("\ndeploy tests: {how}: {count} shards and their merge in {} s\n", started.elapsed().as_secs());
         let _ = std::io::stderr().write_all(line.as_bytes());
     }
+}
+
+/// `url` of passk serve inside `container`, asked from inside (no port is published):
+/// the HTTP status and the body.
+fn inside(container: &str, url: &str, body: Option<&Value>) -> (u16, String) {
+    let script = "import sys, urllib.request, urllib.error\n\
+                  data = sys.argv[2].encode() if len(sys.argv) > 2 else None\n\
+                  request = urllib.request.Request(sys.argv[1], data, {'Content-Type': 'application/json'})\n\
+                  try:\n    answer = urllib.request.urlopen(request, timeout=30)\n\
+                  except urllib.error.HTTPError as error:\n    answer = error\n\
+                  except OSError as error:\n    print(0); print(error); sys.exit()\n\
+                  print(answer.status); print(answer.read().decode())\n";
+    let mut command = Command::new("docker");
+    command.args(["exec", container, "python3", "-c", script, url]);
+    if let Some(body) = body {
+        command.arg(body.to_string());
+    }
+    let finished = finish(&mut command);
+    let (status, body) = finished.stdout.split_once('\n').unwrap_or(("0", ""));
+    (status.trim().parse().unwrap_or(0), format!("{body}{}", finished.stderr))
+}
+
+/// The Deployment's pod, as a container of passk's image with the pod's settings: its
+/// probes' endpoints answer 200 once it is ready, it runs a program at level `full`,
+/// and on SIGTERM (what a rollout sends) it exits 0 well within the grace period.
+#[test]
+fn the_serve_deployments_pod_in_a_container_is_ready_at_level_full_and_stops_cleanly() {
+    let test = "the_serve_deployments_pod_in_a_container_is_ready_at_level_full_and_stops_cleanly";
+    let Some(image) = crate::container::image(test) else { return };
+    let manifests = manifests();
+    let serve = &manifests["Deployment/passk-serve"];
+    let container = &pod_spec(serve)["containers"][0];
+    let name = passk_tests::unique_marker("passk-serve-pod");
+    let data = tempfile::tempdir().unwrap();
+    let started = finish(&mut docker_run_of(serve, image, data.path(), &[], &["--detach", "--name", &name]));
+    assert_eq!(started.code, Some(0), "{}", started.stderr);
+    // Removed whatever the test's outcome.
+    struct Removed(String);
+    impl Drop for Removed {
+        fn drop(&mut self) {
+            let _ = Command::new("docker").args(["rm", "--force", &self.0]).output();
+        }
+    }
+    let _removed = Removed(name.clone());
+    let port = container["ports"][0]["containerPort"].as_u64().unwrap();
+    let probe = |probe: &str| {
+        let path = container[probe]["httpGet"]["path"].as_str().unwrap().to_owned();
+        inside(&name, &format!("http://127.0.0.1:{port}{path}"), None)
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while probe("readinessProbe").0 != 200 {
+        assert!(Instant::now() < deadline, "never ready: {:?}", probe("readinessProbe"));
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(probe("livenessProbe").0, 200);
+    let call = json!({"code": "print(int(input()) * 2)", "language": "python", "stdin": "21"});
+    let (status, answer) = inside(&name, &format!("http://127.0.0.1:{port}/run_code"), Some(&call));
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer.contains(r#""stdout":"42\n""#), "{answer}");
+    let logs = finish(Command::new("docker").args(["logs", &name]));
+    assert!(logs.stderr.contains("ready: sandbox full"), "{}", logs.stderr);
+
+    let grace = pod_spec(serve)["terminationGracePeriodSeconds"].as_u64().unwrap();
+    let stopping = Instant::now();
+    let stopped = finish(Command::new("docker").args(["stop", "--time", &grace.to_string(), &name]));
+    assert_eq!(stopped.code, Some(0), "{}", stopped.stderr);
+    assert!(stopping.elapsed() < Duration::from_secs(30), "an idle server stops at once: {:?}", stopping.elapsed());
+    let exit = finish(Command::new("docker").args(["inspect", "--format", "{{.State.ExitCode}}", &name]));
+    assert_eq!(
+        exit.stdout.trim(),
+        "0",
+        "SIGTERM drains and exits 0: {}",
+        finish(Command::new("docker").args(["logs", &name])).stderr
+    );
 }
 
 /// The environment the Slurm scripts run in: the stand-in `sbatch` and passk on the
