@@ -60,11 +60,11 @@ def decode(value, type_name, path):
     if type_name in PRIMITIVES:
         # bool is an int in Python, never in the API.
         if isinstance(value, bool) and type_name != "bool" or not isinstance(value, PRIMITIVES[type_name]):
-            raise Refused(f"{path}: a {type_name} is due, not {value!r}")
+            raise Refused(f"{path}: {type_name} expected, not {value!r}")
         return value
     if type_name in ("datetime", "date"):
         if not isinstance(value, (str, datetime.date)):
-            raise Refused(f"{path}: a {type_name} is due, not {value!r}")
+            raise Refused(f"{path}: {type_name} expected, not {value!r}")
         return value
     cls = getattr(kubernetes.client, type_name)
     if not isinstance(value, dict):

@@ -138,8 +138,11 @@ fn the_kubernetes_manifests_are_objects_the_kubernetes_api_accepts() {
             serve_yaml.replacen("procMount:", "procMont:", 1),
             "securityContext.procMont: not a field of V1SecurityContext",
         ),
-        (serve_yaml.replacen("    - name: http\n      port: 8080\n", "    - name: http\n", 1), "port"),
-        (shards_yaml.replacen("completions: 4", "completions: \"4\"", 1), "spec.completions: a int is due"),
+        (
+            serve_yaml.replacen("    - name: http\n      port: 8080\n", "    - name: http\n", 1),
+            "V1ServicePort: Invalid value for `port`, must not be `None`",
+        ),
+        (shards_yaml.replacen("completions: 4", "completions: \"4\"", 1), "spec.completions: int expected, not '4'"),
         (shards_yaml.replacen("kind: Job", "kind: IndexedJob", 1), "no such API type"),
     ];
     for (text, refusal) in broken {
