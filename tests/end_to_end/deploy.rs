@@ -588,6 +588,24 @@ fn the_slurm_array_and_its_merge_give_what_one_run_gives_and_a_failed_shard_hold
     assert!(!work.path().join("passk-merge-1001.out").exists(), "the merge never started");
 }
 
+/// Whether the Compose tests can run: an engine with passk's image, and Debian's
+/// `docker-compose` (tests/support/install-test-deps installs it beside Docker). If
+/// not, `test` says on the terminal that it was skipped and why, or fails where
+/// `PASSK_CONTAINER_TESTS=1` asked for the container tests.
+fn compose_can_run(test: &str) -> bool {
+    if crate::container::image(test).is_none() {
+        return false;
+    }
+    if Command::new("docker-compose").arg("version").output().is_ok_and(|output| output.status.success()) {
+        return true;
+    }
+    let why = "there is no docker-compose (tests/support/install-test-deps installs it)";
+    assert!(std::env::var("PASSK_CONTAINER_TESTS").as_deref() != Ok("1"), "PASSK_CONTAINER_TESTS=1, but {why}");
+    let line = format!("\nSKIPPED, NOT RUN: container test {test}: {why}\n");
+    let _ = std::io::stderr().write_all(line.as_bytes());
+    false
+}
+
 /// A Compose project of `deploy/compose`, taken down when dropped.
 struct Stack {
     project: String,
@@ -675,7 +693,7 @@ fn humaneval_programs() -> Vec<(Value, bool)> {
 #[test]
 fn three_replicas_behind_nginx_lose_no_call_when_one_is_killed_mid_run() {
     let test = "three_replicas_behind_nginx_lose_no_call_when_one_is_killed_mid_run";
-    if crate::container::image(test).is_none() {
+    if !compose_can_run(test) {
         return;
     }
     let _machine = passk_tests::machine_to_myself();
@@ -822,7 +840,7 @@ fn the_readmes_slurm_commands_work_as_written() {
 #[test]
 fn the_readmes_compose_commands_work_as_written() {
     let test = "the_readmes_compose_commands_work_as_written";
-    if crate::container::image(test).is_none() {
+    if !compose_can_run(test) {
         return;
     }
     let _machine = passk_tests::machine_to_myself();
