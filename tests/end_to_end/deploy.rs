@@ -708,6 +708,17 @@ fn three_replicas_behind_nginx_lose_no_call_when_one_is_killed_mid_run() {
         std::thread::sleep(Duration::from_millis(200));
     }
 
+    // The replicas run privileged (deploy/compose says why): a candidate still sees only
+    // the devices the sandbox passes through, none of the host's.
+    let devices = json!({"code": "import os\nprint(sorted(os.listdir('/dev')))", "language": "python"});
+    let answer = passk_tests::server::post_json(&format!("{url}/run_code"), &devices);
+    assert_eq!(
+        answer.json()["run_result"]["stdout"],
+        "['fd', 'full', 'null', 'random', 'shm', 'stderr', 'stdin', 'stdout', 'urandom', 'zero']\n",
+        "{}",
+        answer.body
+    );
+
     let dir = tempfile::tempdir().unwrap();
     let programs = humaneval_programs();
     let cases: Vec<Value> = programs.iter().map(|(case, _)| case.clone()).collect();
