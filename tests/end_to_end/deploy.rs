@@ -786,7 +786,7 @@ fn three_replicas_behind_nginx_lose_no_call_when_one_is_killed_mid_run() {
     let retried = logs.stdout.lines().filter(|line| line.contains("upstream=[") && line.contains(", ")).count();
     let summary = String::from_utf8_lossy(&output.stdout);
     let line = format!(
-        "\ndeploy tests: {} calls, a replica killed after {at_kill}; nginx retried {retried} on another replica; client: {}",
+        "\ndeploy tests: {} calls, a replica killed after {at_kill}; nginx retried {retried} on another replica; client: {}\n",
         cases.len(),
         summary.trim()
     );
