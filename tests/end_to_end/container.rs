@@ -20,7 +20,7 @@ use serde_json::Value;
 /// The images under test, `passk-test:latest` and `passk-test:languages`, or under
 /// `PASSK_TEST_IMAGE`'s name: two checkouts whose tests share an engine give each its own,
 /// so that neither runs the other's passk.
-fn image_name(tag: &str) -> String {
+pub(crate) fn image_name(tag: &str) -> String {
     let name = std::env::var("PASSK_TEST_IMAGE").unwrap_or_else(|_| "passk-test".to_owned());
     format!("{name}:{tag}")
 }
@@ -110,7 +110,7 @@ fn engine_with_base(base: &str) -> Result<(), String> {
 
 /// The image, or `None` after saying on the terminal that `test` was skipped and why:
 /// past the test harness's capture, so that a skip is never read as a pass.
-fn image(test: &str) -> Option<&'static str> {
+pub(crate) fn image(test: &str) -> Option<&'static str> {
     or_skipped(test, built_image())
 }
 

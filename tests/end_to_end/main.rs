@@ -9,6 +9,7 @@ mod bundled;
 mod concurrency;
 mod container;
 mod degraded;
+mod deploy;
 mod evalplus;
 mod evalplus_released;
 mod extract_languages;
