@@ -66,7 +66,10 @@ def confine_candidate(request, context, scratch, descriptors):
         # The group's memory and pids limits count all the sample holds, and the kernel
         # says when they are reached; an address-space or process limit would only raise
         # a MemoryError or an EAGAIN that the candidate could as well have raised by hand.
-        request = {key: value for key, value in request.items() if key not in ("memory_bytes", "processes")}
+        # A job that asked for less memory than the group holds (a run_code request's
+        # memory_limit_MB) keeps its address-space limit: the group would not hold it.
+        dropped = ("processes",) if request.get("memory_below_group") else ("memory_bytes", "processes")
+        request = {key: value for key, value in request.items() if key not in dropped}
     confine.set_limits(request)
     if context.syscall_filter:
         context.syscall_filter.install(os.getpid())
