@@ -31,6 +31,7 @@ mod sandboxfusion;
 mod scale;
 mod scoring;
 mod serve;
+mod serve_hostile;
 mod statistics;
 mod stdio_rules;
 mod survival;
