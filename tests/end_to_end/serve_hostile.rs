@@ -268,6 +268,11 @@ fn a_requests_memory_limit_holds_and_never_lifts_the_servers() {
     let server = Server::start(&["--jobs", "1", "--memory-limit", "512"]);
     let within = run(&server, json!({"code": allocates(200), "language": "python"}));
     assert_eq!(within["status"], "Success", "{within:#}");
+    // A small limit still lets an honest program start and run.
+    for mib in [32, 64] {
+        let small = run(&server, json!({"code": allocates(8), "language": "python", "memory_limit_MB": mib}));
+        assert_eq!(small["status"], "Success", "{mib} MiB: {small:#}");
+    }
     let limited = run(&server, json!({"code": allocates(200), "language": "python", "memory_limit_MB": 64}));
     assert_eq!(limited["status"], "Failed", "a limit of 64 MiB let 200 MiB through: {limited:#}");
     assert_ne!(limited["run_result"]["stdout"], "allocated\n", "{limited:#}");
@@ -414,4 +419,33 @@ fn a_candidate_that_survives_its_own_kill_earns_nothing_by_it() {
         assert_ne!(line[field], json!("judge"), "{field} forged: {line:#}");
     }
     assert_eq!(answer["scores"]["pass_at_k"]["pass@1"], 0.0);
+
+    // A million values of k to score, on the thread that answers requests.
+    let ks: Vec<u64> = (1..=1_000_000).collect();
+    let started = Instant::now();
+    let answer = post_json(&server.url("/evaluate"), &json!({"problems": problems, "samples": forged, "k": ks}));
+    assert_eq!(answer.status, 400, "{}", &answer.body[..answer.body.len().min(300)]);
+    assert!(answer.body.contains("at most 100"), "{}", answer.body);
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+}
+
+/// A client that opens connections by the thousand would take the descriptors the
+/// workers need to make pipes: at `--max-connections` the next one waits, and is taken
+/// once the stalled ones are cut off.
+#[test]
+fn connections_past_the_most_wait_their_turn() {
+    let server = Server::start(&["--jobs", "1", "--max-connections", "3", "--read-timeout", "3"]);
+    let stalled: Vec<TcpStream> = (0..3).map(|_| stall(&server, "GET /healthz HTTP/1.1\r\nHost: x\r\n")).collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut waiting = stall(&server, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    waiting.set_read_timeout(Some(Duration::from_millis(1000))).unwrap();
+    let mut got = [0u8; 64];
+    let early = waiting.read(&mut got);
+    assert!(early.is_err(), "a fourth connection was served beside three: {early:?}");
+    waiting.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let (said, took) = until_closed(&mut waiting);
+    assert!(said.starts_with("HTTP/1.1 200"), "taken once the stalled ones were cut off: {said}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    drop(stalled);
+    assert_eq!(run(&server, json!({"code": "print(1)", "language": "python"}))["status"], "Success");
 }

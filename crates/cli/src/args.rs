@@ -155,6 +155,10 @@ pub struct ServeArgs {
     /// tests are data (inputs and expected outputs) are always taken.
     #[arg(long)]
     pub allow_inline_test_code: bool,
+    /// Connections open at once; past it the next waits to be taken, so that a client
+    /// opening connections by the thousand cannot take the descriptors the workers need.
+    #[arg(long, value_name = "CONNECTIONS", default_value = "1024", value_parser = whole(1, 65536))]
+    pub max_connections: u64,
     #[command(flatten)]
     pub runner: RunnerArgs,
     #[command(flatten)]
@@ -221,6 +225,7 @@ impl ServeArgs {
             max_timeout: self.max_timeout,
             read_timeout: self.read_timeout,
             allow_inline_test_code: self.allow_inline_test_code,
+            max_connections: usize::try_from(self.max_connections).unwrap_or(usize::MAX),
         })
     }
 }

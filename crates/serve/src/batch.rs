@@ -32,6 +32,9 @@ use crate::engine::Engine;
 use crate::error::Refusal;
 use crate::state::{parse, State};
 
+/// The most values of k one request may ask pass@k at.
+const MOST_KS: usize = 100;
+
 /// Names the request's samples in errors, with the sample's position from 1 as its line.
 const SAMPLES: &str = "the request's samples";
 const PROBLEMS: &str = "the request's problems";
@@ -76,6 +79,14 @@ struct Queued {
 
 pub async fn handle(Shared(state): Shared<Arc<State>>, body: Bytes) -> Result<Response, Refusal> {
     let request: EvaluateRequest = parse(&body, "evaluate request")?;
+    // Each k is scored over every problem, on the thread that serves requests: a
+    // million of them would hold it for minutes.
+    if request.k.len() > MOST_KS {
+        return Err(Refusal::BadRequest(format!(
+            "k holds {} values: at most {MOST_KS} are scored in one request",
+            request.k.len()
+        )));
+    }
     let engine = state.engine()?;
     let problems = problems(&engine, &request, state.allow_inline_test_code)?;
     let queued = samples(&engine, &problems, &request)?;

@@ -73,6 +73,8 @@ pub struct ServeSettings {
     pub read_timeout: Duration,
     /// Whether /evaluate runs test code given in the request (HumanEval's, MBPP's).
     pub allow_inline_test_code: bool,
+    /// Connections open at once; past it the next waits to be taken.
+    pub max_connections: usize,
 }
 
 /// Seconds a client is told to wait before it retries a request the server had no
@@ -90,7 +92,7 @@ pub async fn serve(
 ) -> Result<(), ServeError> {
     let state = Arc::new(state::State::new(&settings));
     let app = routes::router(state.clone(), &settings);
-    let settings_read_timeout = settings.read_timeout;
+    let (settings_read_timeout, settings_connections) = (settings.read_timeout, settings.max_connections);
     let address = listener.local_addr().map_err(ServeError::Listen)?;
     events.event(Event::Info(format!("listening on http://{address}; starting the workers")));
     let starting = {
@@ -118,7 +120,7 @@ pub async fn serve(
             events.event(Event::Info("draining: answering the requests taken, taking no more".into()));
         }
     };
-    let served = listen::serve(listener, app, settings_read_timeout, draining).await;
+    let served = listen::serve(listener, app, settings_read_timeout, settings_connections, draining).await;
     let started = starting.await.map_err(|_| ServeError::Panicked)?;
     if let Some(engine) = state.take_engine().await {
         engine.drain().await;

@@ -10,6 +10,7 @@
 //! drain ends.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -17,21 +18,31 @@ use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, watch, Semaphore};
 
 /// Serves `app` on `listener` until `shutdown` completes, then waits for every
-/// connection to end.
+/// connection to end. At most `connections` are open at once: past it the next waits in
+/// the kernel's backlog, so that a client opening connections by the thousand cannot
+/// take the descriptors the workers need (a worker that cannot make a pipe is a fault
+/// of the machine, and every program then a `SandboxError`).
 pub async fn serve(
     listener: TcpListener,
     app: Router,
     read_timeout: Duration,
+    connections: usize,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let (stop, stopping) = watch::channel(false);
     // Each connection holds a sender; the receiver ends once they all have.
     let (open, mut all_closed) = mpsc::channel::<()>(1);
+    let room = Arc::new(Semaphore::new(connections.clamp(1, Semaphore::MAX_PERMITS)));
     tokio::pin!(shutdown);
     loop {
+        let permit = tokio::select! {
+            () = &mut shutdown => break,
+            permit = room.clone().acquire_owned() => permit,
+        };
+        let Ok(permit) = permit else { break };
         let accepted = tokio::select! {
             () = &mut shutdown => break,
             accepted = listener.accept() => accepted,
@@ -72,6 +83,7 @@ pub async fn serve(
                 }
             }
             drop(open);
+            drop(permit);
         });
     }
     drop(listener);
