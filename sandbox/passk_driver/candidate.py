@@ -66,10 +66,27 @@ def confine_candidate(request, context, scratch, descriptors):
         # The group's memory and pids limits count all the sample holds, and the kernel
         # says when they are reached; an address-space or process limit would only raise
         # a MemoryError or an EAGAIN that the candidate could as well have raised by hand.
-        request = {key: value for key, value in request.items() if key not in ("memory_bytes", "processes")}
+        # A job that asked for less memory than the group holds (a run_code request's
+        # memory_limit_MB) keeps its address-space limit: the group would not hold it.
+        dropped = ("processes",) if request.get("memory_below_group") else ("memory_bytes", "processes")
+        request = {key: value for key, value in request.items() if key not in dropped}
+    if request.get("memory_below_group") and request.get("memory_bytes"):
+        # The candidate was forked from the driver, whose interpreter it shares: the
+        # limit is on what it maps beyond that, so that a small limit still lets an
+        # honest program start.
+        request = {**request, "memory_bytes": request["memory_bytes"] + _mapped_bytes()}
     confine.set_limits(request)
     if context.syscall_filter:
         context.syscall_filter.install(os.getpid())
+
+
+def _mapped_bytes():
+    """The address space this process has mapped now; 0 where it cannot be told."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def read_source():

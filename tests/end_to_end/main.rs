@@ -33,6 +33,7 @@ mod sandboxfusion;
 mod scale;
 mod scoring;
 mod serve;
+mod serve_hostile;
 mod shards;
 mod statistics;
 mod stdio_rules;

@@ -218,7 +218,7 @@ fn slow_call(server: &Server, seconds: f64) -> std::thread::JoinHandle<passk_tes
 
 #[test]
 fn a_full_queue_is_a_504_with_retry_after_and_the_queued_program_still_gets_its_verdict() {
-    let server = Server::start(&["--jobs", "1", "--queue", "1"]);
+    let server = Server::start(&["--jobs", "1", "--queue", "1", "--allow-inline-test-code"]);
     let slow = slow_call(&server, 3.0);
     wait_for_depth(&server, 1);
     let refused = post_json(&server.url("/run_code"), &json!({"code": "print(1)", "language": "python"}));
@@ -242,7 +242,7 @@ fn a_full_queue_is_a_504_with_retry_after_and_the_queued_program_still_gets_its_
 /// queue, and other callers keep the other half meanwhile.
 #[test]
 fn a_batch_larger_than_the_queue_runs_through_half_of_it_beside_other_callers() {
-    let server = Server::start(&["--jobs", "2", "--queue", "4"]);
+    let server = Server::start(&["--jobs", "2", "--queue", "4", "--allow-inline-test-code"]);
     let problems = json!([{"task_id": "t", "prompt": "def f():\n", "entry_point": "f",
                            "test": "def check(c):\n    assert c() == 1\n"}]);
     let samples: Vec<Value> = (0..40)
@@ -494,7 +494,7 @@ fn evaluate_gives_the_clis_results_and_scores_at_once_and_streamed() {
 
 #[test]
 fn evaluate_judges_problems_given_inline_with_asserts_calls_and_standard_input_pairs() {
-    let server = Server::start(&["--jobs", "2"]);
+    let server = Server::start(&["--jobs", "2", "--allow-inline-test-code"]);
     let evaluate = |problems: Value, samples: Value| {
         let answer = post_json(&server.url("/evaluate"), &json!({"problems": problems, "samples": samples, "k": [1]}));
         assert_eq!(answer.status, 200, "{}", answer.body);

@@ -131,8 +131,9 @@ pub struct ServeArgs {
     #[arg(long = "problems", value_name = "[NAME=]FILE")]
     pub problems: Vec<String>,
     /// Programs queued or running at once; past it a request is answered HTTP 504 with
-    /// Retry-After, which clients retry [default: 64 per worker, at least 256].
-    #[arg(long, value_name = "PROGRAMS", value_parser = whole(1, u64::MAX))]
+    /// Retry-After, which clients retry [default: 64 per worker, at least 256; at most
+    /// 1000000].
+    #[arg(long, value_name = "PROGRAMS", value_parser = whole(1, MOST_QUEUED))]
     pub queue: Option<u64>,
     /// A file holding the bearer token that every request but /healthz and /readyz must
     /// carry (`Authorization: Bearer <token>`); PASSK_SERVE_TOKEN gives it too.
@@ -144,16 +145,34 @@ pub struct ServeArgs {
     /// The longest run or build a request may ask for, in seconds.
     #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_seconds)]
     pub max_timeout: Duration,
+    /// Seconds a client may take to send a request's headers, and its body: past it a
+    /// stalled body is answered HTTP 408 and stalled headers close the connection.
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    pub read_timeout: Duration,
+    /// Let /evaluate run test code given in the request (HumanEval's `test`, MBPP's
+    /// asserts), in the judge. Off, such problems are refused (HTTP 400): a caller that
+    /// is the model being trained could send tests that pass anything. Problems whose
+    /// tests are data (inputs and expected outputs) are always taken.
+    #[arg(long)]
+    pub allow_inline_test_code: bool,
+    /// Connections open at once; past it the next waits to be taken, so that a client
+    /// opening connections by the thousand cannot take the descriptors the workers need.
+    #[arg(long, value_name = "CONNECTIONS", default_value = "1024", value_parser = whole(1, 65536))]
+    pub max_connections: u64,
     #[command(flatten)]
     pub runner: RunnerArgs,
     #[command(flatten)]
     pub suite: SuiteArgs,
 }
 
+/// The largest `--queue`: room is counted in a semaphore whose permits are bounded, and
+/// no machine runs a million programs at once.
+const MOST_QUEUED: u64 = 1_000_000;
+
 impl ServeArgs {
     /// The server these arguments ask for.
     pub fn into_settings(self) -> Result<passk_serve::ServeSettings, CommandError> {
-        let token = match &self.token_file {
+        let (token, from) = match &self.token_file {
             Some(path) => {
                 let text = std::fs::read_to_string(path)
                     .map_err(|source| CommandError::TokenFile { path: path.display().to_string(), source })?;
@@ -161,10 +180,21 @@ impl ServeArgs {
                 if token.is_empty() {
                     return Err(CommandError::EmptyToken { path: path.display().to_string() });
                 }
-                Some(token)
+                (Some(token), path.display().to_string())
             }
-            None => std::env::var("PASSK_SERVE_TOKEN").ok().filter(|token| !token.trim().is_empty()),
+            None => {
+                // A token read from a file into the variable keeps the file's newline.
+                let token = std::env::var("PASSK_SERVE_TOKEN").ok().map(|token| token.trim().to_owned());
+                (token.filter(|token| !token.is_empty()), "PASSK_SERVE_TOKEN".to_owned())
+            }
         };
+        if let Some(token) = &token {
+            // What a client cannot put in `Authorization: Bearer <token>` would lock every
+            // client out, silently.
+            if let Some(bad) = token.chars().find(|c| !c.is_ascii_graphic()) {
+                return Err(CommandError::BadToken { from, character: bad });
+            }
+        }
         let workers = self.runner.workers();
         let queue = match self.queue {
             Some(queue) => usize::try_from(queue).unwrap_or(usize::MAX),
@@ -193,6 +223,9 @@ impl ServeArgs {
             token,
             max_request_bytes: usize::try_from(self.max_request_size << 20).unwrap_or(usize::MAX),
             max_timeout: self.max_timeout,
+            read_timeout: self.read_timeout,
+            allow_inline_test_code: self.allow_inline_test_code,
+            max_connections: usize::try_from(self.max_connections).unwrap_or(usize::MAX),
         })
     }
 }

@@ -79,6 +79,11 @@ pub enum CommandError {
     },
     #[error("{path} holds no token: write the bearer token clients send in it")]
     EmptyToken { path: String },
+    #[error(
+        "the bearer token in {from} holds {character:?}, which no client can send in an HTTP header: a token is \
+         visible ASCII only, without spaces"
+    )]
+    BadToken { from: String, character: char },
     #[error("cannot listen on {address}")]
     Listen {
         address: String,
@@ -141,6 +146,7 @@ impl CommandError {
             CommandError::Input(_)
             | CommandError::TokenFile { .. }
             | CommandError::EmptyToken { .. }
+            | CommandError::BadToken { .. }
             | CommandError::UnknownCommand { .. }
             | CommandError::Calc { .. }
             | CommandError::CompareInput { .. } => EXIT_BAD_INPUT,

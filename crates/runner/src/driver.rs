@@ -95,6 +95,10 @@ pub(crate) struct Limits {
     pub(crate) level: Level,
     pub(crate) output_cap: usize,
     pub(crate) verdicts: VerdictMode,
+    /// The job asked for less memory than the pool's control groups were made with (or
+    /// for a limit where they have none): the candidate's address space is limited to
+    /// it, since the sample's group only holds it to the pool's.
+    pub(crate) memory_below_group: bool,
 }
 
 /// A suite named by id, with the driver's part of it if the driver does not hold it.
@@ -233,6 +237,9 @@ struct Request<'a> {
     timeout: f64,
     output_cap: usize,
     memory_bytes: Option<u64>,
+    /// See `Limits::memory_below_group`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    memory_below_group: bool,
     /// Only where the count is the slot's own (a user per slot, or a user namespace):
     /// at lower levels it would count every process of passk's user.
     processes: Option<u64>,
@@ -366,6 +373,7 @@ impl Driver {
             timeout: limits.timeout.as_secs_f64(),
             output_cap: limits.output_cap,
             memory_bytes: (sandbox.memory_mib > 0).then_some(sandbox.memory_mib << 20),
+            memory_below_group: limits.memory_below_group,
             processes: matches!(limits.level, Level::Full | Level::Uid).then_some(sandbox.processes),
             cpu_seconds: sandbox.cpu_seconds,
             file_size_bytes: sandbox.file_size_mib << 20,

@@ -290,6 +290,7 @@ impl Pool {
             level,
             output_cap: self.options.output_cap,
             verdicts: batch.verdicts,
+            memory_below_group: false,
         };
         let mut workers = JoinSet::new();
         for slot in 0..slots {
@@ -462,13 +463,22 @@ impl Worker {
             // Whole seconds, as the policy gives them: a build never gets less than asked.
             sandbox.compile_seconds = compile.as_secs() + u64::from(compile.subsec_nanos() > 0);
         }
+        let mut memory_below_group = false;
         if let Some(memory) = own.memory_mib {
+            // Past 2^40 MiB the limit in bytes would not fit in 64 bits.
+            let memory = memory.clamp(1, 1 << 40);
+            memory_below_group = sandbox.memory_mib == 0 || memory < sandbox.memory_mib;
             sandbox.memory_mib = match sandbox.memory_mib {
                 0 => memory,
                 pool => pool.min(memory),
             };
         }
-        let limits = DriverLimits { timeout: own.timeout.unwrap_or(self.limits.timeout), sandbox, ..self.limits };
+        let limits = DriverLimits {
+            timeout: own.timeout.unwrap_or(self.limits.timeout),
+            sandbox,
+            memory_below_group,
+            ..self.limits
+        };
         let mut failures = Vec::new();
         while failures.len() < 2 {
             if cancel.is_cancelled() {

@@ -22,7 +22,7 @@ use axum::Json;
 use passk_eval::served::Admitted;
 use passk_formats::problems::{Format, ProblemSet, SetOptions};
 use passk_formats::results::ResultLine;
-use passk_runner::{JobLimits, Language, Program, Status, Verdict};
+use passk_runner::{JobLimits, Language, Program, Status, Tests, Verdict};
 use passk_scorer::{summarize, Counts, Metric, Summary};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -31,6 +31,9 @@ use tokio::sync::{mpsc, Semaphore};
 use crate::engine::Engine;
 use crate::error::Refusal;
 use crate::state::{parse, State};
+
+/// The most values of k one request may ask pass@k at.
+const MOST_KS: usize = 100;
 
 /// Names the request's samples in errors, with the sample's position from 1 as its line.
 const SAMPLES: &str = "the request's samples";
@@ -76,8 +79,16 @@ struct Queued {
 
 pub async fn handle(Shared(state): Shared<Arc<State>>, body: Bytes) -> Result<Response, Refusal> {
     let request: EvaluateRequest = parse(&body, "evaluate request")?;
+    // Each k is scored over every problem, on the thread that serves requests: a
+    // million of them would hold it for minutes.
+    if request.k.len() > MOST_KS {
+        return Err(Refusal::BadRequest(format!(
+            "k holds {} values: at most {MOST_KS} are scored in one request",
+            request.k.len()
+        )));
+    }
     let engine = state.engine()?;
-    let problems = problems(&engine, &request)?;
+    let problems = problems(&engine, &request, state.allow_inline_test_code)?;
     let queued = samples(&engine, &problems, &request)?;
     let timeout = match request.timeout {
         Some(seconds)
@@ -128,7 +139,7 @@ pub async fn handle(Shared(state): Shared<Arc<State>>, body: Bytes) -> Result<Re
 }
 
 /// The problems the request names: a loaded set, or its own records.
-fn problems(engine: &Engine, request: &EvaluateRequest) -> Result<Arc<ProblemSet>, Refusal> {
+fn problems(engine: &Engine, request: &EvaluateRequest, test_code: bool) -> Result<Arc<ProblemSet>, Refusal> {
     match &request.problems {
         ProblemsGiven::Loaded(name) => engine.sets.get(name).cloned().ok_or_else(|| {
             let loaded: Vec<&str> = engine.sets.keys().map(String::as_str).collect();
@@ -147,6 +158,21 @@ fn problems(engine: &Engine, request: &EvaluateRequest) -> Result<Arc<ProblemSet
             };
             let options = SetOptions { format, ..SetOptions::default() };
             let set = ProblemSet::from_records(PROBLEMS, records, &options)?;
+            // Tests given as code run in the judge, and decide the verdict: where the
+            // caller is the model being trained (a trainer that lets rollouts call the
+            // server), its own tests would pass anything.
+            let with_code = set.problems.iter().find(|problem| matches!(problem.code.tests, Tests::Check(_)));
+            if let (Some(problem), false) = (with_code, test_code) {
+                return Err(Refusal::BadRequest(format!(
+                    "problem {:?} carries its tests as code ({} tests), and this server runs no test code a \
+                     request gives: a caller could send tests that pass anything. Load the set at start (passk \
+                     serve --problems) and name it, give tests as data (inputs and expected outputs: APPS, \
+                     CodeContests, LiveCodeBench), or start the server with --allow-inline-test-code where \
+                     every caller is trusted",
+                    problem.task_id,
+                    set.format.name()
+                )));
+            }
             if set.format == Format::Evalplus {
                 return Err(Refusal::BadRequest(
                     "HumanEval+ and MBPP+ problems need their expected outputs computed first: load the set at \
@@ -210,7 +236,9 @@ fn window(samples: usize, capacity: usize) -> usize {
 }
 
 /// Runs every sample, at most as many at once as `room` holds, and sends each result
-/// line as its verdict comes; the room is given back once the last is in.
+/// line as its verdict comes; the room is given back once the last is in. Once the
+/// caller is gone (the receiver dropped), no more samples are started: those running
+/// keep their room until their verdicts are in.
 fn judge(
     state: Arc<State>,
     engine: Arc<Engine>,
@@ -223,7 +251,15 @@ fn judge(
     let room = Arc::new(room);
     tokio::spawn(async move {
         for (index, sample) in queued.into_iter().enumerate() {
-            let Ok(turn) = in_flight.clone().acquire_owned().await else { return };
+            let turn = tokio::select! {
+                biased;
+                () = send.closed() => return,
+                turn = in_flight.clone().acquire_owned() => turn,
+            };
+            let Ok(turn) = turn else { return };
+            if send.is_closed() {
+                return;
+            }
             let (state, engine, send, room) = (state.clone(), engine.clone(), send.clone(), room.clone());
             tokio::spawn(async move {
                 let verdict: Verdict = engine.served.run(sample.program, limits, &room).await;
@@ -244,7 +280,13 @@ fn stream(mut decided: mpsc::UnboundedReceiver<Decided>, scoring: Scoring) -> Re
     let (lines, body) = mpsc::channel::<Result<Bytes, std::convert::Infallible>>(64);
     tokio::spawn(async move {
         let mut tally = Tally::default();
-        while let Some(line) = decided.recv().await {
+        loop {
+            let line = tokio::select! {
+                line = decided.recv() => line,
+                // The client went away: the batch starts nothing more.
+                () = lines.closed() => return,
+            };
+            let Some(line) = line else { break };
             tally.add(&line);
             let mut result = line.result;
             if let Value::Object(fields) = &mut result {

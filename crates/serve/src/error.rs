@@ -40,6 +40,10 @@ pub enum Refusal {
     NotFound(String),
     #[error("this server needs a bearer token: send `Authorization: Bearer <token>`")]
     Unauthorized,
+    #[error("the body is larger than this server takes ({} MiB, --max-request-size)", .0 >> 20)]
+    TooLarge(usize),
+    #[error("the body was not sent within {} s (--read-timeout)", .0.as_secs_f64())]
+    Stalled(std::time::Duration),
 }
 
 impl Refusal {
@@ -49,6 +53,8 @@ impl Refusal {
             Refusal::BadRequest(_) => StatusCode::BAD_REQUEST,
             Refusal::NotFound(_) => StatusCode::NOT_FOUND,
             Refusal::Unauthorized => StatusCode::UNAUTHORIZED,
+            Refusal::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            Refusal::Stalled(_) => StatusCode::REQUEST_TIMEOUT,
         }
     }
 }
@@ -71,6 +77,10 @@ impl IntoResponse for Refusal {
             }
             Refusal::Unauthorized => {
                 headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            Refusal::TooLarge(_) | Refusal::Stalled(_) => {
+                // The rest of the body is not read: the connection cannot carry another request.
+                headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
             }
             _ => {}
         }

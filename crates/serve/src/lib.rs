@@ -24,6 +24,7 @@
 mod batch;
 mod engine;
 mod error;
+mod listen;
 mod metrics;
 mod routes;
 mod run_code;
@@ -68,6 +69,12 @@ pub struct ServeSettings {
     pub max_request_bytes: usize,
     /// The longest run or build a request may ask for.
     pub max_timeout: Duration,
+    /// How long a client may take to send a request's headers, and then its body.
+    pub read_timeout: Duration,
+    /// Whether /evaluate runs test code given in the request (HumanEval's, MBPP's).
+    pub allow_inline_test_code: bool,
+    /// Connections open at once; past it the next waits to be taken.
+    pub max_connections: usize,
 }
 
 /// Seconds a client is told to wait before it retries a request the server had no
@@ -85,6 +92,7 @@ pub async fn serve(
 ) -> Result<(), ServeError> {
     let state = Arc::new(state::State::new(&settings));
     let app = routes::router(state.clone(), &settings);
+    let (settings_read_timeout, settings_connections) = (settings.read_timeout, settings.max_connections);
     let address = listener.local_addr().map_err(ServeError::Listen)?;
     events.event(Event::Info(format!("listening on http://{address}; starting the workers")));
     let starting = {
@@ -112,9 +120,9 @@ pub async fn serve(
             events.event(Event::Info("draining: answering the requests taken, taking no more".into()));
         }
     };
-    let served = axum::serve(listener, app).with_graceful_shutdown(draining).await;
+    let served = listen::serve(listener, app, settings_read_timeout, settings_connections, draining).await;
     let started = starting.await.map_err(|_| ServeError::Panicked)?;
-    if let Some(engine) = state.take_engine() {
+    if let Some(engine) = state.take_engine().await {
         engine.drain().await;
     }
     served.map_err(ServeError::Listen)?;

@@ -3,12 +3,14 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
+use tokio_stream::StreamExt as _;
 
 use crate::error::Refusal;
 use crate::state::State;
@@ -48,12 +50,43 @@ async fn guard(
     let started = Instant::now();
     let endpoint = endpoint(request.uri().path());
     let response = if matches!(endpoint, "healthz" | "readyz") || authorized(&state, &request) {
-        next.run(request).await
+        match read_body(&state, request).await {
+            Ok(request) => next.run(request).await,
+            Err(refusal) => refusal.into_response(),
+        }
     } else {
         Refusal::Unauthorized.into_response()
     };
     state.metrics.request(endpoint, response.status().as_u16(), started.elapsed());
     response
+}
+
+/// The request with its body read whole, within `--read-timeout` and
+/// `--max-request-size`: a client that sends its body slowly, or stops, is answered 408
+/// rather than holding its connection, and a task, for as long as it likes.
+async fn read_body(state: &State, request: Request) -> Result<Request, Refusal> {
+    let (parts, body) = request.into_parts();
+    let most = state.max_request_bytes;
+    let declared = parts.headers.get(header::CONTENT_LENGTH).and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > most as u64) {
+        return Err(Refusal::TooLarge(most));
+    }
+    let read = async {
+        let mut chunks = body.into_data_stream();
+        let mut bytes = Vec::new();
+        while let Some(chunk) = chunks.next().await {
+            let chunk = chunk.map_err(|error| Refusal::BadRequest(format!("the body could not be read: {error}")))?;
+            if bytes.len() + chunk.len() > most {
+                return Err(Refusal::TooLarge(most));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(bytes)
+    };
+    match tokio::time::timeout(state.read_timeout, read).await {
+        Ok(bytes) => Ok(Request::from_parts(parts, Body::from(bytes?))),
+        Err(_) => Err(Refusal::Stalled(state.read_timeout)),
+    }
 }
 
 fn authorized(state: &State, request: &Request) -> bool {

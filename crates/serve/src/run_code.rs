@@ -100,9 +100,15 @@ pub async fn handle(Shared(state): Shared<Arc<State>>, body: Bytes) -> Result<Js
     let limits = JobLimits {
         timeout: Some(seconds("run_timeout", request.run_timeout, state.max_timeout)?),
         compile_timeout: Some(seconds("compile_timeout", request.compile_timeout, state.max_timeout)?),
-        memory_mib: request.memory_limit_mb.filter(|&mib| mib > 0).map(|mib| mib.unsigned_abs()),
+        memory_mib: memory_mib(request.memory_limit_mb)?,
     };
     let files = files(&request.files)?;
+    if request.fetch_files.len() > MOST_PATHS {
+        return Err(Refusal::BadRequest(format!(
+            "fetch_files names {} paths, more than the {MOST_PATHS} a request may",
+            request.fetch_files.len()
+        )));
+    }
     let fetch = request.fetch_files.iter().map(|path| inside("fetch_files", path).map(|()| path.clone()));
     let fetch = fetch.collect::<Result<Vec<_>, _>>()?;
     let code = if request.language == "pytest" { pytest(&request.code) } else { request.code };
@@ -118,10 +124,39 @@ pub async fn handle(Shared(state): Shared<Arc<State>>, body: Bytes) -> Result<Js
     let room = engine.served.admit(1).map_err(|full| {
         Refusal::RetryLater(format!("the queue is full ({} of {} programs)", full.queued, full.capacity))
     })?;
-    let verdict = engine.served.run(program, limits, &room).await;
-    drop(room);
-    state.metrics.verdict(verdict.status.as_str(), verdict.duration);
+    // The program runs in a task of its own, which holds its room until its verdict is
+    // in: a client that hangs up drops this handler, not the program, which would
+    // otherwise run on with its room given back, and the queue would admit more than it
+    // holds.
+    let running = tokio::spawn(async move {
+        let verdict = engine.served.run(program, limits, &room).await;
+        drop(room);
+        state.metrics.verdict(verdict.status.as_str(), verdict.duration);
+        verdict
+    });
+    let verdict = running.await.unwrap_or_else(|_| Verdict::infrastructure("the program's task panicked".to_owned()));
     Ok(Json(answer(verdict)))
+}
+
+/// Paths a request may give in `files`, or name in `fetch_files`.
+const MOST_PATHS: usize = 4096;
+/// A path's bytes, its components, and one component's bytes (a file name's most on Linux).
+const LONGEST_PATH: usize = 1024;
+const MOST_COMPONENTS: usize = 32;
+const LONGEST_NAME: usize = 255;
+
+/// The memory limit a request asks for: none of its own (the server's) for -1 or 0, as
+/// SandboxFusion reads them; never more than the server's own, which the pool's control
+/// groups were made with (`Pool::run` takes the smaller).
+fn memory_mib(asked: Option<i64>) -> Result<Option<u64>, Refusal> {
+    match asked {
+        None | Some(-1 | 0) => Ok(None),
+        Some(mib) if mib < 0 => Err(Refusal::BadRequest(format!(
+            "memory_limit_MB is {mib}: give MiB above 0, or -1 for the server's limit"
+        ))),
+        // Past 2^40 MiB the limit in bytes would not fit in 64 bits, and no machine has it.
+        Some(mib) => Ok(Some(mib.unsigned_abs().min(1 << 40))),
+    }
 }
 
 /// The language SandboxFusion's name gives, among those this server runs.
@@ -155,22 +190,72 @@ fn seconds(field: &str, value: f64, most: Duration) -> Result<Duration, Refusal>
     Ok(asked)
 }
 
-/// Refuses a path that is not inside the program's working directory.
+/// Refuses a path that is not inside the program's working directory, or that no file
+/// system holds.
 fn inside(field: &str, path: &str) -> Result<(), Refusal> {
+    let shown = || {
+        let mut shown: String = path.chars().take(64).collect();
+        if shown.len() < path.len() {
+            shown.push_str("...");
+        }
+        format!("{shown:?}")
+    };
+    if path.len() > LONGEST_PATH {
+        return Err(Refusal::BadRequest(format!(
+            "{field} names a path of {} bytes ({}): at most {LONGEST_PATH}",
+            path.len(),
+            shown()
+        )));
+    }
     let parts: Vec<&str> = path.split('/').filter(|part| !part.is_empty() && *part != ".").collect();
     if path.starts_with('/') || path.contains('\0') || parts.is_empty() || parts.contains(&"..") {
         return Err(Refusal::BadRequest(format!(
-            "{field} names {path:?}: paths are relative to the program's working directory, without `..`"
+            "{field} names {}: paths are relative to the program's working directory, without `..`",
+            shown()
+        )));
+    }
+    if parts.len() > MOST_COMPONENTS {
+        return Err(Refusal::BadRequest(format!(
+            "{field} names {}, {} directories deep: at most {MOST_COMPONENTS}",
+            shown(),
+            parts.len()
+        )));
+    }
+    if parts.iter().any(|part| part.len() > LONGEST_NAME) {
+        return Err(Refusal::BadRequest(format!(
+            "{field} names {}, with a name longer than {LONGEST_NAME} bytes",
+            shown()
         )));
     }
     Ok(())
 }
 
-/// The files to put in place, each checked to be inside and to be base64.
+/// The files to put in place, each checked to be inside and to be base64, and none in
+/// the place of another's directory.
 fn files(given: &BTreeMap<String, Option<String>>) -> Result<BTreeMap<String, String>, Refusal> {
+    if given.len() > MOST_PATHS {
+        return Err(Refusal::BadRequest(format!(
+            "files gives {} files, more than the {MOST_PATHS} a request may",
+            given.len()
+        )));
+    }
+    let mut directories = std::collections::BTreeSet::new();
+    let mut names = std::collections::BTreeSet::new();
+    for path in given.keys() {
+        inside("files", path)?;
+        let parts = normal(path);
+        for depth in 1..parts.len() {
+            directories.insert(parts[..depth].join("/"));
+        }
+        if !names.insert(parts.join("/")) {
+            return Err(Refusal::BadRequest(format!("files gives {path:?} twice, under two spellings")));
+        }
+    }
+    if let Some(both) = names.intersection(&directories).next() {
+        return Err(Refusal::BadRequest(format!("files gives {both:?} as a file and as a directory of others")));
+    }
     let mut files = BTreeMap::new();
     for (path, content) in given {
-        inside("files", path)?;
         let content = content.clone().unwrap_or_default();
         if base64::engine::general_purpose::STANDARD.decode(&content).is_err() {
             return Err(Refusal::BadRequest(format!("files[{path:?}] is not base64")));
@@ -178,6 +263,11 @@ fn files(given: &BTreeMap<String, Option<String>>) -> Result<BTreeMap<String, St
         files.insert(path.clone(), content);
     }
     Ok(files)
+}
+
+/// A path's components, without empty ones and `.`.
+fn normal(path: &str) -> Vec<&str> {
+    path.split('/').filter(|part| !part.is_empty() && *part != ".").collect()
 }
 
 /// The verdict in SandboxFusion's words.

@@ -20,6 +20,11 @@ pub struct State {
     pub metrics: Metrics,
     pub token: Option<String>,
     pub max_timeout: Duration,
+    /// Whether /evaluate runs test code a request gives (`--allow-inline-test-code`).
+    pub allow_inline_test_code: bool,
+    /// How long a client may take to send a request's body.
+    pub read_timeout: Duration,
+    pub max_request_bytes: usize,
 }
 
 impl State {
@@ -30,6 +35,9 @@ impl State {
             metrics: Metrics::default(),
             token: settings.token.clone(),
             max_timeout: settings.max_timeout,
+            allow_inline_test_code: settings.allow_inline_test_code,
+            read_timeout: settings.read_timeout,
+            max_request_bytes: settings.max_request_bytes,
         }
     }
 
@@ -62,10 +70,17 @@ impl State {
         self.draining.store(true, Ordering::SeqCst);
     }
 
-    /// The engine, to stop it, once no request holds it.
-    pub fn take_engine(&self) -> Option<Engine> {
-        let engine = self.engine.write().ok()?.take()?;
-        Arc::try_unwrap(engine).ok()
+    /// The engine, to stop it, once no request holds it: programs whose clients hung up
+    /// run on to their verdicts, in tasks that hold it, and are waited for.
+    pub async fn take_engine(&self) -> Option<Engine> {
+        let mut engine = self.engine.write().ok()?.take()?;
+        loop {
+            match Arc::try_unwrap(engine) {
+                Ok(engine) => return Some(engine),
+                Err(held) => engine = held,
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     pub fn queue(&self) -> Queue {
