@@ -538,6 +538,13 @@ pub struct CanonicalArgs {
 pub struct ScoreArgs {
     /// A results file: `task_id` and `passed` per line.
     pub results: PathBuf,
+    #[command(flatten)]
+    pub scoring: ScoringArgs,
+}
+
+/// What a command that scores results it did not run reports, and where.
+#[derive(Debug, clap::Args)]
+pub struct ScoringArgs {
     /// The k values of pass@k, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1,10,100", allow_negative_numbers = true, value_parser = parse_k)]
     pub k: Vec<u64>,
@@ -564,18 +571,8 @@ pub struct MergeArgs {
     /// again for the samples' order.
     #[arg(long, value_name = "FILE")]
     pub samples: Option<PathBuf>,
-    /// The k values of pass@k, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "1,10,100", allow_negative_numbers = true, value_parser = parse_k)]
-    pub k: Vec<u64>,
-    /// Also write the summary as JSON to this path.
-    #[arg(long)]
-    pub summary: Option<PathBuf>,
-    /// Also write a report: FILE.html (self-contained, with charts and a sortable table)
-    /// or FILE.md (the same without charts, for pull-request comments).
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
     #[command(flatten)]
-    pub uncertainty: UncertaintyArgs,
+    pub scoring: ScoringArgs,
 }
 
 fn parse_k(text: &str) -> Result<u64, String> {

@@ -107,12 +107,12 @@ fn run(command: Command) -> Result<(), CommandError> {
         Command::Reaper => passk_runner::reaper::run(),
         Command::Help { command } => help(&command),
         Command::Score(args) => {
-            let uncertainty = args.uncertainty.options();
-            let report = args.report.as_deref().map(passk_report::document::ReportPath::new).transpose()?;
+            let uncertainty = args.scoring.uncertainty.options();
+            let report = args.scoring.report.as_deref().map(passk_report::document::ReportPath::new).transpose()?;
             score::score(score::ScoreOptions {
                 results: args.results,
-                ks: args.k,
-                summary: args.summary,
+                ks: args.scoring.k,
+                summary: args.scoring.summary,
                 report,
                 uncertainty,
             })
