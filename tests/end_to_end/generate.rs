@@ -262,6 +262,51 @@ fn a_wrong_model_or_a_missing_key_is_one_clear_error_not_a_loop() {
     assert_eq!(keyed.code, Some(0), "{}", keyed.stderr);
     assert!(server.requests().iter().skip(2).all(|request| request["authorization"] == "Bearer sk-test"));
     assert_eq!(read_jsonl(&output).len(), 24);
+
+    // A larger n asks for more; a smaller one is refused, as the file cannot give any back.
+    let more = finish(
+        server
+            .generate(&output, &["--model", "test-model", "--n", "2", "--temperature", "0"])
+            .env("OPENAI_API_KEY", "sk-test"),
+    );
+    assert_eq!(more.code, Some(0), "{}", more.stderr);
+    assert_eq!(read_jsonl(&output).len(), 48);
+    let fewer = finish(
+        server
+            .generate(&output, &["--model", "test-model", "--n", "1", "--temperature", "0"])
+            .env("OPENAI_API_KEY", "sk-test"),
+    );
+    assert_eq!(fewer.code, Some(2), "{}", fewer.stderr);
+    assert!(fewer.stderr.contains("n: 2 then, 1 now"), "{}", fewer.stderr);
+
+    let no_scheme = finish(
+        passk(["generate", "--endpoint", "localhost:8000/v1", "--model", "m", "--problems", "basic", "--output"])
+            .arg(&output),
+    );
+    assert_eq!(no_scheme.code, Some(2), "{}", no_scheme.stderr);
+    assert!(no_scheme.stderr.contains("not an http:// or https:// URL"), "{}", no_scheme.stderr);
+}
+
+/// Regression: a refusal of one problem's request cancelled the others in flight, and
+/// samples the server had answered (and billed) were never written.
+#[test]
+fn answers_in_flight_when_another_request_is_refused_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    // Answers for half the problems: the rest are refused with 400.
+    let some: Vec<Value> = answers()
+        .into_iter()
+        .filter(|answer| {
+            let task = answer["task_id"].as_str().unwrap();
+            task.trim_start_matches("basic/").parse::<u32>().unwrap() % 2 == 0
+        })
+        .collect();
+    let server = OpenAiServer::start(dir.path(), &some, &["--delay", "0.2"]);
+    let output = dir.path().join("samples.jsonl");
+    let run = finish(&mut server.generate(&output, &["--model", "test-model", "--concurrency", "8"]));
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    let answered = server.requests().iter().filter(|request| request["status"] == 200).count();
+    assert!(answered > 0, "some were answered before the refusal");
+    assert_eq!(read_jsonl(&output).len(), answered, "every answered sample is in the file: {}", run.stderr);
 }
 
 /// Ctrl-C loses nothing: the samples written stay, and the same command asks only for
@@ -325,6 +370,16 @@ fn a_chat_models_raw_answers_are_kept_and_score_with_extract() {
     assert!(first["body"].get("stop").is_none(), "a chat answer is not cut");
     let samples = read_jsonl(&output);
     assert!(samples.iter().all(|line| line["completion"].as_str().unwrap().starts_with("Here is the function")));
+    // A misspelt variable in a template is an error, not an empty question.
+    let template = dir.path().join("template.j2");
+    std::fs::write(&template, "Solve: {{ promt }}").unwrap();
+    let misspelt = finish(
+        server
+            .generate(&dir.path().join("other.jsonl"), &["--model", "test-model", "--mode", "chat", "--template"])
+            .arg(&template),
+    );
+    assert_eq!(misspelt.code, Some(2), "{}", misspelt.stderr);
+    assert!(misspelt.stderr.contains("undefined"), "{}", misspelt.stderr);
     let scores = scored(dir.path(), &output, &["--extract"]);
     assert_eq!(scores.len(), 24);
     assert!(scores.iter().all(|(_, n, c)| (*n, *c) == (1, 1)), "every canonical answer passes: {scores:?}");

@@ -267,6 +267,11 @@ fn a_set_of_shards_that_is_not_one_whole_run_is_refused_by_name() {
     };
 
     refused(&shards[..2], &[], "no results given for shard 3/3");
+    let before = std::fs::read(&shards[1]).unwrap();
+    let onto_a_shard = runs.merge(&shards, "shard-2.jsonl", &[]);
+    assert_eq!(onto_a_shard.code, Some(2), "{}", onto_a_shard.stderr);
+    assert!(onto_a_shard.stderr.contains("is one of the shards' results"), "{}", onto_a_shard.stderr);
+    assert_eq!(std::fs::read(&shards[1]).unwrap(), before, "the shard is left as it was");
     refused(&[shards[0].clone(), shards[1].clone(), shards[1].clone(), shards[2].clone()], &[], "are both shard 2/3");
 
     // The same samples, in four shards.

@@ -24,7 +24,7 @@ pub struct GenerateArgs {
     /// The OpenAI-compatible API's base URL, such as http://localhost:8000/v1 (vLLM,
     /// SGLang, TGI), http://localhost:8080/v1 (llama.cpp's server) or
     /// https://api.openai.com/v1; passk adds /completions or /chat/completions.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = parse_endpoint)]
     pub endpoint: String,
     /// The model's name, as the endpoint knows it.
     #[arg(long)]
@@ -58,7 +58,9 @@ pub struct GenerateArgs {
     /// Sampling temperature [default: 0 for one sample per problem, 0.8 for more].
     #[arg(long, value_parser = crate::args::parse_nonnegative)]
     pub temperature: Option<f64>,
-    #[arg(long, value_parser = crate::args::parse_nonnegative)]
+    /// Nucleus sampling's share of probability, above 0 and at most 1 [default: the
+    /// server's].
+    #[arg(long, value_parser = parse_top_p)]
     pub top_p: Option<f64>,
     /// The longest answer, in tokens (sent as max_tokens, or max_completion_tokens where
     /// the server takes only that).
@@ -81,6 +83,25 @@ pub struct GenerateArgs {
     /// Ask for every sample again, whatever FILE holds.
     #[arg(long)]
     pub restart: bool,
+}
+
+fn parse_top_p(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(share) if share > 0.0 && share <= 1.0 => Ok(share),
+        Ok(_) => Err("must be above 0 and at most 1".into()),
+        Err(_) => Err(format!("{text:?} is not a number")),
+    }
+}
+
+fn parse_endpoint(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    if text.starts_with("http://") || text.starts_with("https://") {
+        Ok(text.to_owned())
+    } else {
+        Err(format!(
+            "{text:?} is not an http:// or https:// URL; give the API's base, such as http://localhost:8000/v1"
+        ))
+    }
 }
 
 impl GenerateArgs {
@@ -207,6 +228,8 @@ impl Shown {
                 state.total = total;
                 state.have = already;
                 state.began = Some(Instant::now());
+                // The first plain line comes ten seconds in: a quick run needs none.
+                state.last_line = state.began;
                 if std::io::stderr().is_terminal() && already < total {
                     let bar = ProgressBar::new(total as u64);
                     let style = ProgressStyle::with_template("{bar:40} {pos}/{len} samples  {msg}  ETA {eta}")

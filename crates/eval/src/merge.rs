@@ -70,6 +70,8 @@ pub enum MergeError {
     Uneven { path: String, task_id: String, more: bool },
     #[error("{path}:{line}: cannot read a results line")]
     Line { path: String, line: usize },
+    #[error("--output {path} is one of the shards' results, which the merge would replace; give another file")]
+    OutputIsAShard { path: String },
     #[error("cannot write {path}")]
     Write {
         path: String,
@@ -235,6 +237,13 @@ fn samples_file(first: &CompleteRun, given: Option<&Path>) -> Result<PathBuf, Me
 /// beside it, which it returns: the single run's, but for times and the machines'
 /// facts, which are the first shard's.
 pub fn merge(options: &MergeOptions) -> Result<CompleteRun, MergeError> {
+    let same_file = |shard: &PathBuf| match (std::fs::canonicalize(shard), std::fs::canonicalize(&options.output)) {
+        (Ok(shard), Ok(output)) => shard == output,
+        _ => false,
+    };
+    if let Some(shard) = options.shards.iter().find(|shard| same_file(shard)) {
+        return Err(MergeError::OutputIsAShard { path: shard.display().to_string() });
+    }
     let shards = options.shards.iter().map(|path| ShardRun::read(path)).collect::<Result<Vec<_>, _>>()?;
     let mut shards = whole_set(shards)?;
     let samples = samples_file(&shards[0].record, options.samples.as_deref())?;

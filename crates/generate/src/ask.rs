@@ -49,6 +49,8 @@ pub struct Ask {
 pub fn asks(problems: &ProblemSet, mode: Mode, template: &str) -> Result<Vec<Ask>, GenerateError> {
     let mut environment = minijinja::Environment::new();
     environment.set_keep_trailing_newline(false);
+    // A misspelt variable would otherwise ask every problem an empty question.
+    environment.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
     environment
         .add_template("instruction", template)
         .map_err(|source| GenerateError::Template { message: source.to_string() })?;

@@ -94,7 +94,8 @@ pub async fn generate(
         sampling: options.sampling.clone(),
         mode: options.mode,
         watch,
-        cancel: cancel.child_token(),
+        cancel,
+        stopping: std::sync::atomic::AtomicBool::new(false),
     });
     let permits = Arc::new(Semaphore::new(options.concurrency.max(1)));
     let mut running = JoinSet::new();
@@ -104,9 +105,10 @@ pub async fn generate(
         running.spawn(async move {
             let _permit = permits.acquire_owned().await.map_err(|_| GenerateError::Interrupted)?;
             let filled = shared.fill(&ask, missing).await;
-            // Stopped before the permit goes to another problem's request.
+            // Stopped before the permit goes to another problem's request; requests in
+            // flight are answered and written, as their tokens are spent.
             if filled.is_err() {
-                shared.cancel.cancel();
+                shared.stopping.store(true, std::sync::atomic::Ordering::Relaxed);
             }
             filled
         });
@@ -127,7 +129,7 @@ pub async fn generate(
             Err(panic) => std::panic::resume_unwind(panic.into_panic()),
         }
     }
-    if cancel.is_cancelled() {
+    if shared.cancel.is_cancelled() {
         return Err(GenerateError::Interrupted);
     }
     let learned = shared.endpoint.learned();
@@ -165,7 +167,10 @@ struct Shared {
     sampling: Sampling,
     mode: Mode,
     watch: Watch,
+    /// The user's interrupt: requests in flight are dropped.
     cancel: CancellationToken,
+    /// Set by a request's error: no new request starts.
+    stopping: std::sync::atomic::AtomicBool,
 }
 
 impl Shared {
@@ -174,7 +179,7 @@ impl Shared {
     async fn fill(&self, ask: &Ask, mut missing: Vec<u32>) -> Result<(usize, u64), GenerateError> {
         let (mut written, mut tokens) = (0, 0);
         while !missing.is_empty() {
-            if self.cancel.is_cancelled() {
+            if self.cancel.is_cancelled() || self.stopping.load(std::sync::atomic::Ordering::Relaxed) {
                 return Err(GenerateError::Interrupted);
             }
             let n = if self.endpoint.takes_n() { missing.len() as u32 } else { 1 };

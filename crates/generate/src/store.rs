@@ -59,7 +59,14 @@ impl Store {
                     differences: format!("it has no record of its request at {}", record.display()),
                 });
             };
-            let differences = differences(&recorded, request);
+            let mut differences = differences(&recorded, request);
+            let (then, now) = (recorded.get("n").and_then(Value::as_u64), request.get("n").and_then(Value::as_u64));
+            if let (Some(then), Some(now)) = (then, now) {
+                if now < then {
+                    let fewer = format!("n: {then} then, {now} now (a larger n asks for more samples; a smaller one cannot take any back)");
+                    differences = if differences.is_empty() { fewer } else { format!("{differences}; {fewer}") };
+                }
+            }
             if !differences.is_empty() {
                 return Err(GenerateError::OtherRequest { path: path.display().to_string(), differences });
             }
