@@ -284,6 +284,20 @@ fn a_set_of_shards_that_is_not_one_whole_run_is_refused_by_name() {
     assert_eq!(other.code, Some(0), "{}", other.stderr);
     refused(&[shards[0].clone(), path("other.jsonl"), shards[2].clone()], &[], "is a shard of another run");
 
+    // The same samples and problems named by other paths are the same run.
+    let absolute = finish(
+        passk(["evaluate"])
+            .arg(runs.samples.canonicalize().unwrap())
+            .arg("--problems")
+            .arg(repo_root().join("problems/basic.jsonl"))
+            .args(["--k", "1", "--shard", "2/3", "--results"])
+            .arg(path("absolute.jsonl")),
+    );
+    assert_eq!(absolute.code, Some(0), "{}", absolute.stderr);
+    let merged = runs.merge(&[shards[0].clone(), path("absolute.jsonl"), shards[2].clone()], "merged.jsonl", &[]);
+    assert_eq!(merged.code, Some(0), "{}", merged.stderr);
+    std::fs::remove_file(path("merged.jsonl")).unwrap();
+
     // A whole run's results.
     let whole = runs.whole();
     refused(&[shards[0].clone(), whole.0, shards[2].clone()], &[], "holds a whole run's results, not a shard's");

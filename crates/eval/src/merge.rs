@@ -142,11 +142,22 @@ fn without_shard(settings: &Map<String, Value>) -> Map<String, Value> {
     settings
 }
 
+/// The settings that decide verdicts, but for the shard, and for the paths the samples
+/// and problems were named by: their SHA-256s say whether they are the same files, where
+/// one shard named them relative to its directory and another absolutely.
+fn comparable(settings: &Map<String, Value>) -> Map<String, Value> {
+    let mut settings = settings.clone();
+    for name in ["shard", "samples", "problems"] {
+        settings.shift_remove(name);
+    }
+    settings
+}
+
 /// The shards, in order, once they are known to be every shard of one run.
 fn whole_set(mut shards: Vec<ShardRun>) -> Result<Vec<ShardRun>, MergeError> {
     shards.sort_by_key(|run| run.shard.index);
     let first = &shards[0];
-    let first_settings = without_shard(&first.record.verdict_settings);
+    let first_settings = comparable(&first.record.verdict_settings);
     for run in &shards[1..] {
         if run.shard.count != first.shard.count {
             return Err(MergeError::OtherCount {
@@ -156,7 +167,7 @@ fn whole_set(mut shards: Vec<ShardRun>) -> Result<Vec<ShardRun>, MergeError> {
                 first_shard: first.shard.to_string(),
             });
         }
-        let differences = resume::differences(&first_settings, &without_shard(&run.record.verdict_settings));
+        let differences = resume::differences(&first_settings, &comparable(&run.record.verdict_settings));
         if !differences.is_empty() {
             return Err(MergeError::OtherRun {
                 path: run.name(),
