@@ -29,6 +29,7 @@ mod judge;
 mod languages;
 mod library;
 mod reports;
+mod run_command;
 mod sandboxfusion;
 mod scale;
 mod scoring;

@@ -44,7 +44,7 @@ fn answering(cases: &[(String, String)]) -> String {
 
 /// Right programs for three of the CodeContests problems, written for these tests (the
 /// file has no solutions).
-const CODE_CONTESTS_SOLUTIONS: [(&str, &str); 3] = [
+pub(crate) const CODE_CONTESTS_SOLUTIONS: [(&str, &str); 3] = [
     (
         "1000_A. Codehorses T-shirts",
         "from collections import Counter\nn = int(input())\nlast = Counter(input() for _ in range(n))\n\
@@ -113,7 +113,7 @@ fn sandboxfusion_code_contests_file_is_read_and_judged_as_sandboxfusion_judges_i
 
 /// Right programs for the three LiveCodeBench problems, written for these tests: the
 /// file's `canonical_solution` is a placeholder, `import sys; sys.exit(0)`.
-const LIVECODEBENCH_SOLUTIONS: [(&str, &str); 3] = [
+pub(crate) const LIVECODEBENCH_SOLUTIONS: [(&str, &str); 3] = [
     ("1", "for _ in range(int(input())):\n    s = input().strip()\n    print('YES' if sum(a != b for a, b in zip(s, 'abc')) <= 2 else 'NO')\n"),
     (
         "10",

@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+pub mod openai;
 pub mod server;
 
 pub fn repo_root() -> &'static Path {

@@ -8,11 +8,18 @@ flags: rate limits (429 with Retry-After), failures (500), dropped connections, 
 answers, a refusal of `max_tokens` (OpenAI's newer models) or of `n > 1`, or an `n`
 silently ignored (llama.cpp's server).
 
+Problems may be any file passk reads whose records carry their text: HumanEval's and
+MultiPL-E's `prompt`, MBPP's `text`, the contest sets' `description`, `question_content`,
+`question` or `content`; JSON Lines or one JSON array, gzipped or not. With
+--whole-programs the answers are whole programs (MBPP's, the contest sets'), and a chat
+answer fences the answer alone rather than the prompt and its continuation.
+
 Every request is logged as a JSON line (path, body, the status answered) to --log.
 The port it listens on is printed on the first line of standard output.
 """
 
 import argparse
+import gzip
 import http.server
 import json
 import sys
@@ -20,9 +27,27 @@ import threading
 import time
 
 
-def read_jsonl(path):
-    with open(path, encoding="utf-8") as file:
-        return [json.loads(line) for line in file if line.strip()]
+def read_records(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as file:
+        text = file.read()
+    if text.lstrip().startswith("["):
+        return json.loads(text)
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+TEXT_FIELDS = ("prompt", "text", "description", "question_content", "question", "content")
+ID_FIELDS = ("task_id", "name", "question_id", "problem_id", "id")
+
+
+def problem_text(problem):
+    # A sanitized MBPP record has both `prompt` (its words) and `code`; any field will do
+    # that the request quotes.
+    return next((problem[field] for field in TEXT_FIELDS if isinstance(problem.get(field), str)), "")
+
+
+def problem_id(problem):
+    return str(next(problem[field] for field in ID_FIELDS if field in problem))
 
 
 class State:
@@ -30,10 +55,10 @@ class State:
         self.args = args
         self.lock = threading.Lock()
         self.requests = 0
-        problems = read_jsonl(args.problems)
-        self.prompts = [(p["task_id"], p["prompt"]) for p in problems]
+        problems = read_records(args.problems)
+        self.prompts = [(problem_id(p), problem_text(p)) for p in problems]
         self.answers = {}
-        for answer in read_jsonl(args.answers):
+        for answer in read_records(args.answers):
             self.answers.setdefault(answer["task_id"], []).append(answer["completion"])
         self.handed = {}
         self.log = open(args.log, "a", encoding="utf-8") if args.log else None
@@ -153,13 +178,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         for index in range(n):
             completion = state.next_answer(task_id)
             if chat:
-                prompt = dict(state.prompts)[task_id]
-                content = "Here is the function:\n\n```python\n%s%s```\n\nIt returns what is asked." % (prompt, completion)
+                code = completion if args.whole_programs else dict(state.prompts)[task_id] + completion
+                content = "Here is the code:\n\n```%s\n%s\n```\n\nIt does what is asked." % (args.fence, code.rstrip("\n"))
                 choices.append({"index": index, "message": {"role": "assistant", "content": content},
                                 "finish_reason": "stop"})
             else:
                 # What a base model runs on to, unless the request's stop sequences end it.
-                text = completion + "\n\ndef check_it():\n    pass\n"
+                text = completion + args.run_on
                 stops = [text.find(stop) for stop in body.get("stop") or [] if stop in text]
                 choices.append({"index": index, "text": text[:min(stops)] if stops else text, "finish_reason": "stop"})
         tokens = sum(len((c.get("text") or c.get("message", {}).get("content", "")).split()) for c in choices)
@@ -183,6 +208,10 @@ def main():
     parser.add_argument("--refuse-n", action="store_true")
     parser.add_argument("--ignore-n", action="store_true")
     parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--whole-programs", action="store_true")
+    parser.add_argument("--fence", default="python", help="the language a chat answer's fence names")
+    parser.add_argument("--run-on", default="\n\ndef check_it():\n    pass\n",
+                        help="what a base model writes after its answer, unless a stop sequence ends it")
     args = parser.parse_args()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

@@ -37,13 +37,8 @@ pub struct EvaluateArgs {
     /// CodeContests or LiveCodeBench, also as SandboxFusion ships them; see --format), or a bundled set's name.
     #[arg(long)]
     pub problems: String,
-    /// The k values of pass@k, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "1,10,100", allow_negative_numbers = true, value_parser = parse_k)]
-    pub k: Vec<u64>,
     #[command(flatten)]
-    pub runner: RunnerArgs,
-    #[command(flatten)]
-    pub suite: SuiteArgs,
+    pub judging: JudgingArgs,
     #[command(flatten)]
     pub uncertainty: UncertaintyArgs,
     /// Where to write per-sample results [default: <SAMPLES>_results.jsonl; for standard
@@ -57,23 +52,10 @@ pub struct EvaluateArgs {
     /// or FILE.md (the same without charts, for pull-request comments).
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
-    /// Run every sample, even one identical to another (by default a program is run once
-    /// and its verdict given to every identical sample).
-    #[arg(long)]
-    pub no_dedup: bool,
     /// Start over, whatever an earlier run of the same command left (by default an
     /// interrupted run is resumed, and a complete one is reported again without running).
     #[arg(long)]
     pub restart: bool,
-    /// Run the samples that timed out again at the end, one at a time, and keep the new
-    /// verdicts (the summary says how many changed).
-    #[arg(long)]
-    pub retry_timeouts: bool,
-    /// Keep the samples of problems whose tests cannot be judged out of process
-    /// `unjudgeable`, and pass@k withheld, rather than judge those problems in process
-    /// (by default a problem whose canonical solution is unjudgeable is).
-    #[arg(long)]
-    pub no_fallback: bool,
     /// Evaluate samples that cover only some of the problem set (by default that is
     /// refused); pass@k is then the mean over the problems covered.
     #[arg(long)]
@@ -83,6 +65,31 @@ pub struct EvaluateArgs {
     /// all together. `passk merge` joins the shards' results into a whole run's.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<passk_formats::shard::Shard>,
+}
+
+/// How samples are judged and scored: shared by `evaluate` and `run`.
+#[derive(Debug, clap::Args)]
+pub struct JudgingArgs {
+    /// The k values of pass@k, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,10,100", allow_negative_numbers = true, value_parser = parse_k)]
+    pub k: Vec<u64>,
+    #[command(flatten)]
+    pub runner: RunnerArgs,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Run every sample, even one identical to another (by default a program is run once
+    /// and its verdict given to every identical sample).
+    #[arg(long)]
+    pub no_dedup: bool,
+    /// Run the samples that timed out again at the end, one at a time, and keep the new
+    /// verdicts (the summary says how many changed).
+    #[arg(long)]
+    pub retry_timeouts: bool,
+    /// Keep the samples of problems whose tests cannot be judged out of process
+    /// `unjudgeable`, and pass@k withheld, rather than judge those problems in process
+    /// (by default a problem whose canonical solution is unjudgeable is).
+    #[arg(long)]
+    pub no_fallback: bool,
     /// Take the program out of raw model output: the fenced block that defines the entry
     /// point, without the prose around it; a completion that repeats the prompt or the
     /// whole function; a base model's completion cut at the usual stop sequences. Each
@@ -346,25 +353,56 @@ impl EvaluateArgs {
     /// The run these arguments ask for.
     pub fn into_options(self) -> Result<EvaluateOptions, CommandError> {
         let results = self.results.unwrap_or_else(|| passk_eval::evaluate::default_results(&self.samples, self.shard));
-        let set = self.suite.set_options(self.runner.timeout)?;
-        Ok(EvaluateOptions {
-            problems: self.problems,
-            ks: self.k,
-            workers: self.runner.workers(),
-            dedup: !self.no_dedup,
+        self.judging.into_options(Judged {
             samples: self.samples,
+            problems: self.problems,
             results,
             summary: self.summary,
             report: self.report,
             restart: self.restart,
-            retry_timeouts: self.retry_timeouts,
-            fallback: !self.no_fallback,
             partial: self.partial,
             shard: self.shard,
+            uncertainty: self.uncertainty.options(),
+        })
+    }
+}
+
+/// What a run judges and where its verdicts go: the run's options that are not how it
+/// judges.
+pub struct Judged {
+    pub samples: PathBuf,
+    pub problems: String,
+    pub results: PathBuf,
+    pub summary: Option<PathBuf>,
+    pub report: Option<PathBuf>,
+    pub restart: bool,
+    pub partial: bool,
+    pub shard: Option<passk_formats::shard::Shard>,
+    pub uncertainty: passk_report::scores::UncertaintyOptions,
+}
+
+impl JudgingArgs {
+    /// The run of `judged` these arguments ask for.
+    pub fn into_options(self, judged: Judged) -> Result<EvaluateOptions, CommandError> {
+        let set = self.suite.set_options(self.runner.timeout)?;
+        Ok(EvaluateOptions {
+            problems: judged.problems,
+            ks: self.k,
+            workers: self.runner.workers(),
+            dedup: !self.no_dedup,
+            samples: judged.samples,
+            results: judged.results,
+            summary: judged.summary,
+            report: judged.report,
+            restart: judged.restart,
+            retry_timeouts: self.retry_timeouts,
+            fallback: !self.no_fallback,
+            partial: judged.partial,
+            shard: judged.shard,
             extract: self.extract,
             language: self.language,
             calibrate: self.calibrate.then_some(self.calibrate_factor),
-            uncertainty: self.uncertainty.options(),
+            uncertainty: judged.uncertainty,
             set,
             cache_dir: self.suite.cache_dir(),
         })
@@ -604,7 +642,7 @@ pub(crate) fn parse_factor(text: &str) -> Result<f64, String> {
 }
 
 /// A language of passk's table, by its name or an alias.
-fn parse_language(text: &str) -> Result<&'static Language, String> {
+pub(crate) fn parse_language(text: &str) -> Result<&'static Language, String> {
     Language::named(text).ok_or_else(|| format!("passk runs {}", Language::names().join(", ")))
 }
 

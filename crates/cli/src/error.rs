@@ -71,6 +71,11 @@ pub enum CommandError {
         output.display()
     )]
     GenerateInterrupted { have: usize, total: usize, output: std::path::PathBuf },
+    #[error(
+        "--template is the instruction a chat model is given: add --mode chat (in completion mode each problem's \
+         prompt is sent as it is)"
+    )]
+    TemplateWithoutChat,
     #[error("cannot read the bearer token from {path}")]
     TokenFile {
         path: String,
@@ -132,7 +137,7 @@ impl CommandError {
             CommandError::Listen { .. } => EXIT_RUN_FAILED,
             CommandError::Generate(error) => match error {
                 GenerateError::Write { .. } | GenerateError::Client { .. } => EXIT_RUN_FAILED,
-                GenerateError::GaveUp { .. } => EXIT_INFRASTRUCTURE,
+                GenerateError::GaveUp { .. } | GenerateError::Unreachable { .. } => EXIT_INFRASTRUCTURE,
                 GenerateError::Interrupted => EXIT_INTERRUPTED,
                 GenerateError::Template { .. }
                 | GenerateError::NoPrompt { .. }
@@ -144,6 +149,7 @@ impl CommandError {
             CommandError::Merge(passk_eval::merge::MergeError::Write { .. }) => EXIT_RUN_FAILED,
             CommandError::Merge(_) => EXIT_BAD_INPUT,
             CommandError::Input(_)
+            | CommandError::TemplateWithoutChat
             | CommandError::TokenFile { .. }
             | CommandError::EmptyToken { .. }
             | CommandError::BadToken { .. }

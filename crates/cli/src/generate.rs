@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use passk_formats::problems::{Format, ProblemSet, SetOptions};
-use passk_generate::{Event, GenerateError, GenerateOptions, Generated, Mode, Sampling};
+use passk_generate::{Event, GenerateError, GenerateOptions, Generated, Mode, Sampling, Template};
+use passk_runner::Language;
 
 use crate::error::CommandError;
 use crate::say::say;
@@ -19,8 +20,9 @@ pub enum ModeArg {
     Chat,
 }
 
+/// How a model is asked for samples: shared by `generate` and `run`.
 #[derive(Debug, clap::Args)]
-pub struct GenerateArgs {
+pub struct GenerationArgs {
     /// The OpenAI-compatible API's base URL, such as http://localhost:8000/v1 (vLLM,
     /// SGLang, TGI), http://localhost:8080/v1 (llama.cpp's server) or
     /// https://api.openai.com/v1; passk adds /completions or /chat/completions.
@@ -33,53 +35,67 @@ pub struct GenerateArgs {
     /// it is set.
     #[arg(long, value_name = "NAME", default_value = "OPENAI_API_KEY")]
     pub api_key_env: String,
+    /// completion: a base model continues each prompt, stopped at the suite's stop
+    /// sequences. chat: a chat model answers an instruction made from --template; its raw
+    /// answer is the sample, for `passk evaluate --extract`.
+    #[arg(long, value_enum, default_value = "completion")]
+    pub mode: ModeArg,
+    /// The chat instruction (with --mode chat): a MiniJinja template of prompt,
+    /// description, example, starter_code, language, entry_point, task_id and stdio
+    /// [default: passk's, which asks for one fenced code block].
+    #[arg(long, value_name = "FILE")]
+    pub template: Option<PathBuf>,
+    /// Samples per problem.
+    #[arg(long, default_value = "1", allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub n: u32,
+    /// Sampling temperature [default: 0 for one sample per problem, 0.8 for more].
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::parse_nonnegative)]
+    pub temperature: Option<f64>,
+    /// Nucleus sampling's share of probability, above 0 and at most 1 [default: the
+    /// server's].
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_top_p)]
+    pub top_p: Option<f64>,
+    /// The longest answer, in tokens (sent as max_tokens, or max_completion_tokens where
+    /// the server takes only that).
+    #[arg(long, default_value = "1024", allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_tokens: u32,
+    /// The sampling seed, where the server takes one; a sample asked for alone gets
+    /// seed + its index.
+    #[arg(long, allow_negative_numbers = true)]
+    pub seed: Option<u64>,
+    /// Requests in flight at once.
+    #[arg(long, default_value = "16", allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub concurrency: u32,
+    /// At most this many requests a second.
+    #[arg(long, value_name = "RATE", allow_negative_numbers = true, value_parser = crate::args::parse_factor)]
+    pub requests_per_second: Option<f64>,
+    /// Attempts of one request (after 429, 5xx, or a dropped connection) before giving up.
+    #[arg(long, default_value = "8", allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub max_attempts: u32,
+    /// The longest a request may take, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "600", allow_negative_numbers = true, value_parser = crate::args::parse_seconds)]
+    pub request_timeout: Duration,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GenerateArgs {
+    #[command(flatten)]
+    pub generation: GenerationArgs,
     /// A problem file in any format passk reads, or a bundled set's name.
     #[arg(long)]
     pub problems: String,
     /// The problem file's format [default: told from its first record].
     #[arg(long, value_parser = crate::args::format_parser())]
     pub format: Option<Format>,
+    /// The language to ask for where the problem set names none (the contest sets',
+    /// whose programs may be in any): cpp, java, go, rust, javascript, typescript, bash
+    /// or python [default: python].
+    #[arg(long, value_name = "NAME", value_parser = crate::args::parse_language)]
+    pub language: Option<&'static Language>,
     /// Where the samples go, appended as they arrive; the request's settings are
     /// recorded beside them in FILE.request.json.
     #[arg(long, value_name = "FILE")]
     pub output: PathBuf,
-    /// completion: a base model continues each prompt, stopped at the suite's stop
-    /// sequences. chat: a chat model answers an instruction made from --template; its raw
-    /// answer is the sample, for `passk evaluate --extract`.
-    #[arg(long, value_enum, default_value = "completion")]
-    pub mode: ModeArg,
-    /// The chat instruction: a MiniJinja template of prompt, language, entry_point,
-    /// task_id and stdio [default: passk's, which asks for one fenced code block].
-    #[arg(long, value_name = "FILE")]
-    pub template: Option<PathBuf>,
-    /// Samples per problem.
-    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(1..=100_000))]
-    pub n: u32,
-    /// Sampling temperature [default: 0 for one sample per problem, 0.8 for more].
-    #[arg(long, value_parser = crate::args::parse_nonnegative)]
-    pub temperature: Option<f64>,
-    /// Nucleus sampling's share of probability, above 0 and at most 1 [default: the
-    /// server's].
-    #[arg(long, value_parser = parse_top_p)]
-    pub top_p: Option<f64>,
-    /// The longest answer, in tokens (sent as max_tokens, or max_completion_tokens where
-    /// the server takes only that).
-    #[arg(long, default_value = "1024", value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_tokens: u32,
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Requests in flight at once.
-    #[arg(long, default_value = "16", value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub concurrency: u32,
-    /// At most this many requests a second.
-    #[arg(long, value_name = "RATE", value_parser = crate::args::parse_factor)]
-    pub requests_per_second: Option<f64>,
-    /// Attempts of one request (after 429, 5xx, or a dropped connection) before giving up.
-    #[arg(long, default_value = "8", value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub max_attempts: u32,
-    /// The longest a request may take, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = crate::args::parse_seconds)]
-    pub request_timeout: Duration,
     /// Ask for every sample again, whatever FILE holds.
     #[arg(long)]
     pub restart: bool,
@@ -104,17 +120,28 @@ fn parse_endpoint(text: &str) -> Result<String, String> {
     }
 }
 
-impl GenerateArgs {
-    fn into_options(self) -> Result<GenerateOptions, CommandError> {
-        let set = SetOptions { format: self.format, ..SetOptions::default() };
-        let problems = Arc::new(ProblemSet::load(&self.problems, &set)?);
-        let template = match &self.template {
-            Some(path) => Some(
-                std::fs::read_to_string(path)
+impl GenerationArgs {
+    /// The generation of `problems` into `output` these arguments ask for.
+    pub fn into_options(
+        self,
+        problems: Arc<ProblemSet>,
+        language: Option<&'static Language>,
+        output: PathBuf,
+        restart: bool,
+    ) -> Result<GenerateOptions, CommandError> {
+        let template = match (&self.template, self.mode) {
+            (Some(path), ModeArg::Chat) => Template {
+                name: path.display().to_string(),
+                text: std::fs::read_to_string(path)
                     .map_err(|source| passk_formats::InputError::Open { path: path.display().to_string(), source })?,
-            ),
-            None => None,
+            },
+            (Some(_), ModeArg::Completion) => return Err(CommandError::TemplateWithoutChat),
+            (None, _) => Template::default(),
         };
+        let mut defaulted = Vec::new();
+        if self.temperature.is_none() {
+            defaulted.push(("temperature", "--temperature"));
+        }
         let temperature = self.temperature.unwrap_or(if self.n == 1 { 0.0 } else { 0.8 });
         Ok(GenerateOptions {
             endpoint: self.endpoint,
@@ -127,6 +154,7 @@ impl GenerateArgs {
                 ModeArg::Chat => Mode::Chat,
             },
             template,
+            language,
             sampling: Sampling {
                 n: self.n,
                 temperature,
@@ -138,14 +166,29 @@ impl GenerateArgs {
             requests_per_second: self.requests_per_second,
             max_attempts: self.max_attempts,
             request_timeout: self.request_timeout,
-            output: self.output,
-            restart: self.restart,
+            output,
+            restart,
+            defaulted,
         })
     }
 }
 
 pub fn generate(args: GenerateArgs) -> Result<(), CommandError> {
-    let options = args.into_options()?;
+    let set = SetOptions { format: args.format, ..SetOptions::default() };
+    let problems = Arc::new(ProblemSet::load(&args.problems, &set)?);
+    let options = args.generation.into_options(problems, args.language, args.output, args.restart)?;
+    crate::runtime()?.block_on(async {
+        let interrupt = crate::interrupt::listen()?;
+        ask_for_samples(options, interrupt).await
+    })?;
+    Ok(())
+}
+
+/// Asks for the samples `options` name, showing them arrive, and says what was done.
+pub async fn ask_for_samples(
+    options: GenerateOptions,
+    interrupt: passk_runner::CancellationToken,
+) -> Result<Generated, CommandError> {
     let output = options.output.clone();
     let started = Instant::now();
     let shown = Arc::new(Shown::new());
@@ -153,14 +196,11 @@ pub fn generate(args: GenerateArgs) -> Result<(), CommandError> {
         let shown = shown.clone();
         Arc::new(move |event| shown.event(event))
     };
-    let generated = crate::runtime()?.block_on(async {
-        let interrupt = crate::interrupt::listen()?;
-        passk_generate::generate(options, watch, interrupt).await.map_err(CommandError::from)
-    });
+    let generated = passk_generate::generate(options, watch, interrupt).await;
     shown.finish();
-    let Generated { total, already, written, tokens, .. } = match generated {
+    let generated = match generated {
         Ok(generated) => generated,
-        Err(CommandError::Generate(GenerateError::Interrupted)) => {
+        Err(GenerateError::Interrupted) => {
             return Err(CommandError::GenerateInterrupted { have: shown.have(), total: shown.total(), output });
         }
         Err(error) => {
@@ -171,9 +211,10 @@ pub fn generate(args: GenerateArgs) -> Result<(), CommandError> {
                     output.display()
                 );
             }
-            return Err(error);
+            return Err(error.into());
         }
     };
+    let Generated { total, already, written, tokens, .. } = generated;
     let seconds = started.elapsed().as_secs_f64();
     if written == 0 {
         say!("nothing to ask: {} holds all {total} samples", output.display());
@@ -185,7 +226,7 @@ pub fn generate(args: GenerateArgs) -> Result<(), CommandError> {
             tokens as f64 / seconds.max(0.001)
         );
     }
-    Ok(())
+    Ok(generated)
 }
 
 /// What the user sees while samples arrive: a bar with samples, tokens/s and ETA on a

@@ -13,6 +13,7 @@ mod error;
 mod generate;
 mod interrupt;
 mod merge;
+mod run;
 mod say;
 mod score;
 mod terminal;
@@ -69,6 +70,9 @@ enum Command {
     /// OpenAI) for samples of every problem, written as they arrive; the same command
     /// asks only for what is missing.
     Generate(generate::GenerateArgs),
+    /// Ask a model for samples, run them and report pass@k, in one directory: `generate`
+    /// then `evaluate`; the same command picks up where either stopped.
+    Run(run::RunArgs),
     /// Serve verdicts over HTTP: SandboxFusion's POST /run_code for RL trainers, POST
     /// /evaluate for batches of samples, /healthz, /readyz and /metrics. SIGTERM drains.
     Serve(ServeArgs),
@@ -119,6 +123,7 @@ fn run(command: Command) -> Result<(), CommandError> {
         }
         Command::Merge(args) => merge::merge(args),
         Command::Generate(args) => generate::generate(args),
+        Command::Run(args) => run::run(args),
         Command::Compare(args) => compare::compare(&compare::CompareOptions {
             report: args.report.as_deref().map(passk_report::document::ReportPath::new).transpose()?,
             a: args.a,

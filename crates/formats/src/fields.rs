@@ -30,3 +30,20 @@ pub fn optional_string_field(
         Some(_) => string_field(source, line, object, field).map(Some),
     }
 }
+
+/// A list of strings, which must be there.
+pub fn strings(
+    source: &str,
+    line: usize,
+    object: &Map<String, Value>,
+    field: &'static str,
+) -> Result<Vec<String>, InputError> {
+    let wrong = || InputError::WrongType { path: source.to_owned(), line, field, expected: "a list of strings" };
+    match object.get(field) {
+        None => Err(InputError::Missing { path: source.to_owned(), line, field }),
+        Some(Value::Array(items)) => {
+            items.iter().map(|item| item.as_str().map(str::to_owned).ok_or_else(wrong)).collect()
+        }
+        Some(_) => Err(wrong()),
+    }
+}

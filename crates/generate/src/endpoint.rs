@@ -15,6 +15,10 @@ use crate::watch::{Event, Sampling, Watch};
 const LONGEST_WAIT: Duration = Duration::from_secs(300);
 const LONGEST_BACKOFF: Duration = Duration::from_secs(60);
 
+/// Attempts to reach an endpoint that has never answered: a wrong port or a server not
+/// up yet is told in seconds, not after a minute of backoff.
+const ATTEMPTS_UNANSWERED: u32 = 3;
+
 /// The name a server takes the length limit by: `max_tokens` (the completions API, vLLM,
 /// llama.cpp), or `max_completion_tokens` (OpenAI's newer chat models, which refuse the
 /// other).
@@ -79,6 +83,8 @@ pub struct Endpoint {
     adapted_tokens: AtomicBool,
     n: AtomicBool,
     stop: AtomicBool,
+    /// Whether anything has answered at the endpoint's address, even an error.
+    answered: AtomicBool,
 }
 
 /// What one attempt came to.
@@ -87,6 +93,8 @@ enum Attempt {
     Retry {
         wait: Option<Duration>,
         why: String,
+        /// Whether no connection could be made.
+        unreachable: bool,
     },
     /// The request is to be sent again at once, changed by what was learned: by this
     /// answer (said), or by another's while this one was in flight.
@@ -109,6 +117,7 @@ impl Endpoint {
             adapted_tokens: AtomicBool::new(false),
             n: AtomicBool::new(true),
             stop: AtomicBool::new(true),
+            answered: AtomicBool::new(false),
         })
     }
 
@@ -133,13 +142,24 @@ impl Endpoint {
         self.n.load(Ordering::Relaxed)
     }
 
-    /// Asks for `n` samples of `ask`; the answer may hold fewer (a server that ignores
-    /// `n`), and the caller asks again for the rest.
+    /// Asks for each sample alone from now on: the server answered one choice where it
+    /// was asked for more (it ignores `n`), and would give every request of a seeded run
+    /// the same sample. Says so the first time.
+    pub fn ignores_n(&self, watch: &Watch) {
+        if self.n.swap(false, Ordering::Relaxed) {
+            watch(Event::Adapted {
+                what: "the endpoint answers one sample whatever n asks for: each is asked for alone".to_owned(),
+            });
+        }
+    }
+
+    /// Asks for `n` samples of `ask`, the first of them sample `first`; the answer may
+    /// hold fewer (a server that ignores `n`), and the caller asks again for the rest.
     pub async fn ask(
         &self,
         ask: &Ask,
         n: u32,
-        seed: Option<u64>,
+        first: u32,
         sampling: &Sampling,
         watch: &Watch,
         cancel: &CancellationToken,
@@ -149,6 +169,12 @@ impl Endpoint {
         loop {
             // A server found not to take `n` is asked for one; the caller asks again.
             let n = if self.takes_n() { n } else { 1 };
+            // A sample asked for alone gets a seed of its own, so that a seeded server
+            // does not answer each the same.
+            let seed = match (sampling.seed, n) {
+                (Some(seed), 1) if sampling.n > 1 => Some(seed.wrapping_add(u64::from(first))),
+                (seed, _) => seed,
+            };
             let sent = Sent {
                 token_param: *self.token_param.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
                 n,
@@ -164,8 +190,11 @@ impl Endpoint {
                 Attempt::Final(error) => return Err(error),
                 Attempt::Adapted(Some(what)) => watch(Event::Adapted { what }),
                 Attempt::Adapted(None) => {}
-                Attempt::Retry { wait, why } => {
+                Attempt::Retry { wait, why, unreachable } => {
                     failures += 1;
+                    if unreachable && !self.answered.load(Ordering::Relaxed) && failures >= ATTEMPTS_UNANSWERED {
+                        return Err(GenerateError::Unreachable { url, attempts: failures, last: why });
+                    }
                     if failures >= self.connection.max_attempts {
                         return Err(GenerateError::GaveUp { url, attempts: failures, last: why });
                     }
@@ -211,22 +240,27 @@ impl Endpoint {
         }
         let response = match request.send().await {
             Ok(response) => response,
-            Err(error) => return Attempt::Retry { wait: None, why: describe_transport(&error) },
+            Err(error) => {
+                return Attempt::Retry { wait: None, why: describe_transport(&error), unreachable: error.is_connect() }
+            }
         };
+        self.answered.store(true, Ordering::Relaxed);
         let status = response.status().as_u16();
         let retry_after = response.headers().get(reqwest::header::RETRY_AFTER).and_then(retry_after);
         let text = match response.text().await {
             Ok(text) => text,
-            Err(error) => return Attempt::Retry { wait: None, why: describe_transport(&error) },
+            Err(error) => return Attempt::Retry { wait: None, why: describe_transport(&error), unreachable: false },
         };
         match status {
             200..=299 => match self.answer(&text) {
                 Ok(answer) => Attempt::Answer(answer),
-                Err(why) => Attempt::Retry { wait: None, why },
+                Err(why) => Attempt::Retry { wait: None, why, unreachable: false },
             },
-            408 | 409 | 429 | 500..=599 => {
-                Attempt::Retry { wait: retry_after, why: format!("HTTP {status}: {}", error_message(&text)) }
-            }
+            408 | 409 | 429 | 500..=599 => Attempt::Retry {
+                wait: retry_after,
+                why: format!("HTTP {status}: {}", error_message(&text)),
+                unreachable: false,
+            },
             _ => self.refused(url, status, &text, sent).await,
         }
     }

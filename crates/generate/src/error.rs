@@ -4,13 +4,13 @@
 /// same command asks for the rest.
 #[derive(Debug, thiserror::Error)]
 pub enum GenerateError {
-    #[error("the chat template cannot be read: {message}")]
-    Template { message: String },
+    #[error("{name}: {message}")]
+    Template { name: String, message: String },
     #[error(
-        "{problems}: {without} of its {of} problems carry no prompt ({format}), so there is nothing to ask a model; \
-         generate for a set with prompts (HumanEval, HumanEval+, MBPP+, HumanEval-X, MultiPL-E)"
+        "{problems}: {without} of its {of} problems ({first} first) carry neither a prompt nor the task in words, \
+         so there is nothing to ask a model"
     )]
-    NoPrompt { problems: String, format: String, without: usize, of: usize },
+    NoPrompt { problems: String, without: usize, of: usize, first: String },
     #[error(
         "{path} was asked with other settings ({differences}); give another --output, or add --restart to ask again"
     )]
@@ -26,6 +26,11 @@ pub enum GenerateError {
     /// The endpoint answers this request the same way however often it is asked.
     #[error("{url} answered HTTP {status}: {message}{}", hint.as_deref().map(|hint| format!("; {hint}")).unwrap_or_default())]
     Refused { url: String, status: u16, message: String, hint: Option<String> },
+    #[error(
+        "nothing answers at {url} ({attempts} attempts; the last: {last}); is the server up, and --endpoint its \
+         address?"
+    )]
+    Unreachable { url: String, attempts: u32, last: String },
     #[error("{url}: gave up after {attempts} attempts; the last: {last}")]
     GaveUp { url: String, attempts: u32, last: String },
     #[error("the HTTP client cannot start: {message}")]

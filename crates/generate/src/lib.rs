@@ -27,7 +27,7 @@ mod run;
 mod store;
 mod watch;
 
-pub use ask::{Mode, DEFAULT_CHAT_TEMPLATE};
+pub use ask::{Mode, Template, DEFAULT_CHAT_TEMPLATE};
 pub use error::GenerateError;
 pub use run::{generate, GenerateOptions, Generated};
 pub use store::request_record_path;

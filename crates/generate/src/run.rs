@@ -11,12 +11,13 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use crate::ask::{asks, cut, Ask, Mode, DEFAULT_CHAT_TEMPLATE};
+use crate::ask::{asks, cut, Ask, Mode, Template};
 use crate::endpoint::{Connection, Endpoint, Learned};
 use crate::error::GenerateError;
 use crate::pace::Pace;
 use crate::store::Store;
 pub use crate::watch::{Event, Sampling, Watch};
+use passk_runner::Language;
 
 #[derive(Debug, Clone)]
 pub struct GenerateOptions {
@@ -28,8 +29,10 @@ pub struct GenerateOptions {
     pub api_key_env: String,
     pub problems: Arc<ProblemSet>,
     pub mode: Mode,
-    /// The chat instruction's template; `DEFAULT_CHAT_TEMPLATE` where none is given.
-    pub template: Option<String>,
+    /// The chat instruction's template.
+    pub template: Template,
+    /// The language of problems whose set names none (the contest sets').
+    pub language: Option<&'static Language>,
     pub sampling: Sampling,
     /// Requests in flight at once.
     pub concurrency: usize,
@@ -40,6 +43,9 @@ pub struct GenerateOptions {
     pub output: PathBuf,
     /// Ask for every sample again, whatever the file holds.
     pub restart: bool,
+    /// The settings left to their defaults, with the options that set them: a file asked
+    /// with another default (a temperature chosen by n) is refused with the option to give.
+    pub defaulted: Vec<(&'static str, &'static str)>,
 }
 
 /// What a complete generation did.
@@ -58,8 +64,7 @@ pub async fn generate(
     watch: Watch,
     cancel: CancellationToken,
 ) -> Result<Generated, GenerateError> {
-    let template = options.template.clone().unwrap_or_else(|| DEFAULT_CHAT_TEMPLATE.to_owned());
-    let asks = asks(&options.problems, options.mode, &template)?;
+    let asks = asks(&options.problems, options.mode, &options.template, options.language)?;
     let endpoint = Endpoint::new(Connection {
         base: options.endpoint.clone(),
         model: options.model.clone(),
@@ -69,9 +74,9 @@ pub async fn generate(
         max_attempts: options.max_attempts,
         request_timeout: options.request_timeout,
     })?;
-    let mut request = request_record(&options, &template);
+    let mut request = request_record(&options);
     request.insert("learned".into(), json!(endpoint.learned()));
-    let store = Store::open(&options.output, &request, options.restart)?;
+    let store = Store::open(&options.output, &request, options.restart, &options.defaulted)?;
     let n = options.sampling.n;
     let total = asks.len() * n as usize;
     let jobs: Vec<(Ask, Vec<u32>)> = asks
@@ -142,7 +147,7 @@ pub async fn generate(
 }
 
 /// The request's settings, recorded beside the samples.
-fn request_record(options: &GenerateOptions, template: &str) -> Map<String, Value> {
+fn request_record(options: &GenerateOptions) -> Map<String, Value> {
     let mut record = Map::new();
     record.insert("passk_version".into(), json!(env!("CARGO_PKG_VERSION")));
     record.insert("endpoint".into(), json!(options.endpoint));
@@ -153,8 +158,11 @@ fn request_record(options: &GenerateOptions, template: &str) -> Map<String, Valu
     if let Value::Object(sampling) = json!(options.sampling) {
         record.extend(sampling);
     }
+    if let Some(language) = options.language {
+        record.insert("language".into(), json!(language.name));
+    }
     if options.mode == Mode::Chat {
-        record.insert("template".into(), json!(template));
+        record.insert("template".into(), json!(options.template.text));
     }
     record
 }
@@ -183,24 +191,23 @@ impl Shared {
                 return Err(GenerateError::Interrupted);
             }
             let n = if self.endpoint.takes_n() { missing.len() as u32 } else { 1 };
-            let seed = match (self.sampling.seed, n) {
-                (Some(seed), 1) if self.sampling.n > 1 => Some(seed.wrapping_add(u64::from(missing[0]))),
-                (seed, _) => seed,
-            };
             tokio::select! {
                 () = self.cancel.cancelled() => return Err(GenerateError::Interrupted),
                 () = self.pace.wait() => {}
             }
-            let answer = self.endpoint.ask(ask, n, seed, &self.sampling, &self.watch, &self.cancel).await?;
+            let answer = self.endpoint.ask(ask, n, missing[0], &self.sampling, &self.watch, &self.cancel).await?;
+            if n > 1 && answer.choices.len() == 1 {
+                self.endpoint.ignores_n(&self.watch);
+            }
             let mut used = answer.completion_tokens;
             tokens += used;
             for choice in answer.choices.into_iter().take(missing.len()) {
                 let index = missing.remove(0);
                 let text = match self.mode {
-                    Mode::Completion => cut(&choice.text, &ask.stop),
-                    Mode::Chat => &choice.text,
+                    Mode::Completion => format!("{}{}", ask.prefix, cut(&choice.text, &ask.stop)),
+                    Mode::Chat => choice.text,
                 };
-                self.store.append(&ask.task_id, index, text, choice.finish_reason.as_deref())?;
+                self.store.append(&ask.task_id, index, &text, choice.finish_reason.as_deref())?;
                 written += 1;
                 (self.watch)(Event::Sample { tokens: std::mem::take(&mut used) });
             }

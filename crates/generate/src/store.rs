@@ -16,8 +16,9 @@ pub fn request_record_path(samples: &Path) -> PathBuf {
 }
 
 /// Settings a samples file may be asked again with, and still be one file: more
-/// samples, and what the server was found to take.
-const MAY_DIFFER: [&str; 3] = ["n", "learned", "passk_version"];
+/// samples, what the server was found to take, where it is served, and the path the
+/// problems were given by (their SHA-256 decides).
+const MAY_DIFFER: [&str; 5] = ["n", "learned", "passk_version", "endpoint", "problems"];
 
 #[derive(Debug)]
 pub struct Store {
@@ -31,8 +32,15 @@ pub struct Store {
 
 impl Store {
     /// Opens the samples file at `path` for `request`, reading the samples an earlier
-    /// run of the same request wrote; `restart` starts it over.
-    pub fn open(path: &Path, request: &Map<String, Value>, restart: bool) -> Result<Store, GenerateError> {
+    /// run of the same request wrote; `restart` starts it over. `defaulted` names the
+    /// settings the user left to a default, with the option that sets them, so that a
+    /// refusal can say how to ask as the file was asked.
+    pub fn open(
+        path: &Path,
+        request: &Map<String, Value>,
+        restart: bool,
+        defaulted: &[(&str, &str)],
+    ) -> Result<Store, GenerateError> {
         let record = request_record_path(path);
         fn write_error(at: &Path) -> impl Fn(std::io::Error) -> GenerateError + '_ {
             move |source| GenerateError::Write { path: at.display().to_string(), source }
@@ -65,6 +73,13 @@ impl Store {
                 if now < then {
                     let fewer = format!("n: {then} then, {now} now (a larger n asks for more samples; a smaller one cannot take any back)");
                     differences = if differences.is_empty() { fewer } else { format!("{differences}; {fewer}") };
+                }
+            }
+            for (setting, option) in defaulted {
+                if let Some(then) = recorded.get(*setting).filter(|then| Some(*then) != request.get(*setting)) {
+                    differences.push_str(&format!(
+                        "; {option} was left to its default: give {option} {then} to ask as the file was asked"
+                    ));
                 }
             }
             if !differences.is_empty() {

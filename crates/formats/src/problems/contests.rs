@@ -13,9 +13,9 @@ use base64::Engine;
 use passk_runner::{ProblemCode, Suite, Tests};
 use serde_json::{json, Map, Value};
 
-use super::{Problem, SetOptions};
+use super::{Problem, SetOptions, Statement};
 use crate::error::InputError;
-use crate::fields::string_field;
+use crate::fields::{optional_string_field, string_field};
 
 /// CodeContests's language number for Python 3.
 const CODE_CONTESTS_PYTHON3: u64 = 3;
@@ -83,7 +83,11 @@ pub fn apps(
             stdio(&tests, Rule::Apps, options)
         }
     };
-    Ok(Problem { task_id, code: Arc::new(code), canonical_solution, evalplus: None })
+    let statement = Statement {
+        starter_code: Some(starter.to_owned()).filter(|code| !code.trim().is_empty()),
+        ..Statement::described(optional_string_field(source, line, object, "question")?)
+    };
+    Ok(Problem { task_id, code: Arc::new(code), canonical_solution, evalplus: None, statement })
 }
 
 /// The texts of list `name` in `group`, the field every contest format keeps its inputs
@@ -139,7 +143,8 @@ pub fn code_contests(
         texts.get(at)?.as_str().map(str::to_owned)
     });
     let code = Arc::new(stdio(&tests, Rule::CodeContests, options));
-    Ok(Problem { task_id, code, canonical_solution, evalplus: None })
+    let statement = Statement::described(optional_string_field(source, line, object, "description")?);
+    Ok(Problem { task_id, code, canonical_solution, evalplus: None, statement })
 }
 
 /// SandboxFusion's files of these suites: `id`, `content` (the prompt), `labels` (JSON
@@ -210,7 +215,9 @@ pub fn sandboxfusion(
             }
         }
     };
-    Ok(Problem { task_id, code: Arc::new(code), canonical_solution, evalplus: None })
+    // SandboxFusion's `content` is the whole instruction its own runs send.
+    let statement = Statement::described(optional_string_field(source, line, object, "content")?);
+    Ok(Problem { task_id, code: Arc::new(code), canonical_solution, evalplus: None, statement })
 }
 
 /// LiveCodeBench: public test cases as JSON text, private ones as JSON text or as
@@ -282,7 +289,12 @@ pub fn livecodebench(
         let tests: Vec<Test> = cases.into_iter().map(|(input, output, _)| Test { input, output }).collect();
         stdio(&tests, Rule::Livecodebench, options)
     };
-    Ok(Problem { task_id, code: Arc::new(code), canonical_solution: None, evalplus: None })
+    let statement = Statement {
+        starter_code: optional_string_field(source, line, object, "starter_code")?
+            .filter(|code| !code.trim().is_empty()),
+        ..Statement::described(optional_string_field(source, line, object, "question_content")?)
+    };
+    Ok(Problem { task_id, code: Arc::new(code), canonical_solution: None, evalplus: None, statement })
 }
 
 /// The text inside LiveCodeBench's packed private tests: base64, then zlib, then a

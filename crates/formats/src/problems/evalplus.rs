@@ -12,7 +12,7 @@ use std::time::Duration;
 use passk_runner::{ProblemCode, Suite, Tests};
 use serde_json::{json, Value};
 
-use super::{raw, Problem, SetOptions};
+use super::{raw, Problem, SetOptions, Statement};
 use crate::error::InputError;
 use crate::jsonl::JsonlReader;
 
@@ -121,7 +121,13 @@ pub fn read(mut reader: JsonlReader) -> Result<Vec<(usize, Problem)>, InputError
         let code = Arc::new(ProblemCode { prompt, tests, entry_point });
         problems.push((
             line,
-            Problem { task_id, code, canonical_solution: Some(canonical_solution), evalplus: Some(inputs) },
+            Problem {
+                task_id,
+                code,
+                canonical_solution: Some(canonical_solution),
+                evalplus: Some(inputs),
+                statement: Statement::default(),
+            },
         ));
     }
     Ok(problems)

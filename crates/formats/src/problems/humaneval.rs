@@ -7,7 +7,7 @@ use std::sync::Arc;
 use passk_runner::{ProblemCode, Tests};
 use serde_json::{Map, Value};
 
-use super::Problem;
+use super::{Problem, Statement};
 use crate::error::InputError;
 use crate::fields::{optional_string_field, string_field};
 
@@ -36,7 +36,7 @@ pub fn problem(source: &str, line: usize, object: &Map<String, Value>) -> Result
     let solution = canonical_solution.as_ref().map(|completion| format!("{prompt}{completion}"));
     let tests = Tests::check(&prompt, &test, &entry_point, solution.as_deref());
     let code = Arc::new(ProblemCode { prompt, tests, entry_point });
-    Ok(Problem { task_id, code, canonical_solution, evalplus: None })
+    Ok(Problem { task_id, code, canonical_solution, evalplus: None, statement: Statement::default() })
 }
 
 /// The entry point a HumanEval-X test names in its last line, `check(<entry point>)`, and

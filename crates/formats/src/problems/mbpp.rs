@@ -17,9 +17,9 @@ use std::sync::Arc;
 use passk_runner::{ProblemCode, Tests};
 use serde_json::{Map, Value};
 
-use super::{Problem, SetOptions};
+use super::{Problem, SetOptions, Statement};
 use crate::error::InputError;
-use crate::fields::{optional_string_field, string_field};
+use crate::fields::{optional_string_field, string_field, strings};
 use crate::jsonl::JsonlReader;
 
 /// The task ids of sanitized MBPP's 427 problems (google-research's sanitized-mbpp.json,
@@ -58,7 +58,8 @@ pub fn original(
             error => Err(error),
         })?);
     }
-    problem(source, line, task_id, code, setup, &asserts)
+    let description = optional_string_field(source, line, object, "text")?;
+    problem(source, line, Task { task_id, code, setup, description }, &asserts)
 }
 
 /// The sanitized MBPP file: one JSON array.
@@ -101,7 +102,9 @@ pub fn sanitized(reader: JsonlReader) -> Result<Vec<(usize, Problem)>, InputErro
         let code = string_field(&source, line, &object, "code")?;
         let imports = strings(&source, line, &object, "test_imports").unwrap_or_default();
         let asserts = strings(&source, line, &object, "test_list")?;
-        problems.push((line, problem(&source, line, task_id, code, imports.join("\n"), &asserts)?));
+        let description = optional_string_field(&source, line, &object, "prompt")?;
+        let task = Task { task_id, code, setup: imports.join("\n"), description };
+        problems.push((line, problem(&source, line, task, &asserts)?));
     }
     Ok(problems)
 }
@@ -110,14 +113,19 @@ fn as_lines(text: &str) -> Option<Vec<Value>> {
     text.lines().filter(|line| !line.trim().is_empty()).map(|line| serde_json::from_str(line).ok()).collect()
 }
 
-fn problem(
-    source: &str,
-    line: usize,
+/// What an MBPP record says of its task, beside the asserts.
+struct Task {
     task_id: String,
+    /// The reference solution.
     code: String,
+    /// Run after the candidate, before the asserts.
     setup: String,
-    asserts: &[String],
-) -> Result<Problem, InputError> {
+    /// The task in words.
+    description: Option<String>,
+}
+
+fn problem(source: &str, line: usize, task: Task, asserts: &[String]) -> Result<Problem, InputError> {
+    let Task { task_id, code, setup, description } = task;
     let entry_point = entry_point(&code, asserts).ok_or_else(|| InputError::NoEntryPoint {
         path: source.to_owned(),
         line,
@@ -141,7 +149,8 @@ fn problem(
     let setup = setup.trim_end();
     let tests = Tests::check_calling("", &test, &entry_point, &call, setup, Some(&code), &starts);
     let code_of = Arc::new(ProblemCode { prompt: String::new(), tests, entry_point });
-    Ok(Problem { task_id, code: code_of, canonical_solution: Some(code), evalplus: None })
+    let statement = Statement { example: asserts.first().cloned(), ..Statement::described(description) };
+    Ok(Problem { task_id, code: code_of, canonical_solution: Some(code), evalplus: None, statement })
 }
 
 /// The name of the function that holds the asserts: `check`, as in HumanEval, unless the
@@ -186,22 +195,6 @@ fn called(text: &str) -> Vec<&str> {
         }
     }
     names
-}
-
-fn strings(
-    source: &str,
-    line: usize,
-    object: &Map<String, Value>,
-    field: &'static str,
-) -> Result<Vec<String>, InputError> {
-    let wrong = || InputError::WrongType { path: source.to_owned(), line, field, expected: "a list of strings" };
-    match object.get(field) {
-        None => Err(InputError::Missing { path: source.to_owned(), line, field }),
-        Some(Value::Array(items)) => {
-            items.iter().map(|item| item.as_str().map(str::to_owned).ok_or_else(wrong)).collect()
-        }
-        Some(_) => Err(wrong()),
-    }
 }
 
 #[cfg(test)]

@@ -78,6 +78,32 @@ pub struct Problem {
     pub canonical_solution: Option<String>,
     /// EvalPlus: the inputs, until their expected outputs are known.
     pub evalplus: Option<Arc<EvalPlusInputs>>,
+    /// What a model is shown of the problem where its prompt is not code to continue.
+    pub statement: Statement,
+}
+
+/// What a model is asked from, beside the prompt: the sets whose prompt is empty (MBPP's,
+/// the contest sets') give the task in words, and a suite may say where its completions
+/// end. Read only to ask a model for samples (`passk generate`); no verdict depends on it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Statement {
+    /// The task in words: MBPP's `text`, sanitized MBPP's `prompt`, a contest problem's
+    /// description.
+    pub description: Option<String>,
+    /// A test shown with the description: MBPP's first assert, as the MBPP paper and
+    /// EvalPlus show one, so that the model knows the function's name and signature.
+    pub example: Option<String>,
+    /// The code an answer starts from: APPS's and LiveCodeBench's starter code.
+    pub starter_code: Option<String>,
+    /// Where the suite ends a completion: MultiPL-E's `stop_tokens`.
+    pub stop: Option<Vec<String>>,
+}
+
+impl Statement {
+    /// A statement of `description` alone.
+    fn described(description: Option<String>) -> Statement {
+        Statement { description: description.filter(|text| !text.trim().is_empty()), ..Statement::default() }
+    }
 }
 
 impl Problem {

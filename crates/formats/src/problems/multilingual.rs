@@ -10,9 +10,9 @@ use std::sync::Arc;
 use passk_runner::{Language, ProblemCode, Suite, Tests};
 use serde_json::{json, Map, Value};
 
-use super::Problem;
+use super::{Problem, Statement};
 use crate::error::InputError;
-use crate::fields::{optional_string_field, string_field};
+use crate::fields::{optional_string_field, string_field, strings};
 
 /// HumanEval-X's language of a task id's prefix.
 fn humaneval_x_language(task_id: &str) -> Option<&'static str> {
@@ -64,7 +64,7 @@ pub fn humaneval_x(source: &str, line: usize, object: &Map<String, Value>) -> Re
     if name == "rust" {
         prompt = format!("{}{prompt}", string_field(source, line, object, "declaration")?);
     }
-    function_problem(source, line, Record { task_id, language, prompt, test, canonical_solution, prefix })
+    function_problem(source, line, Record { task_id, language, prompt, test, canonical_solution, prefix, stop: None })
 }
 
 /// CodeGeeX's `IMPORT_HELPER["cpp"]` (codegeex/benchmark/utils.py).
@@ -90,7 +90,13 @@ pub fn multipl_e(source: &str, line: usize, object: &Map<String, Value>) -> Resu
     let language = known(source, line, &name)?;
     let prompt = string_field(source, line, object, "prompt")?;
     let tests = string_field(source, line, object, "tests")?;
-    let record = Record { task_id, language, prompt, test: tests, canonical_solution: None, prefix: None };
+    // The suite's own, which its completions were cut at; the language's list is the same
+    // in every release seen, but a file may say otherwise.
+    let stop = match object.get("stop_tokens") {
+        None | Some(Value::Null) => None,
+        Some(_) => Some(strings(source, line, object, "stop_tokens")?),
+    };
+    let record = Record { task_id, language, prompt, test: tests, canonical_solution: None, prefix: None, stop };
     function_problem(source, line, record)
 }
 
@@ -112,10 +118,12 @@ struct Record {
     canonical_solution: Option<String>,
     /// Code the suite's harness puts before every candidate.
     prefix: Option<String>,
+    /// Where the suite ends a completion.
+    stop: Option<Vec<String>>,
 }
 
 fn function_problem(source: &str, line: usize, record: Record) -> Result<Problem, InputError> {
-    let Record { task_id, language, prompt, test, canonical_solution, prefix: candidate_prefix } = record;
+    let Record { task_id, language, prompt, test, canonical_solution, prefix: candidate_prefix, stop } = record;
     if test.trim().is_empty() {
         return Err(InputError::Field {
             path: source.to_owned(),
@@ -169,7 +177,13 @@ fn function_problem(source: &str, line: usize, record: Record) -> Result<Problem
     }
     let tests = Tests::Check(Arc::new(Suite::new(data, 1, None)));
     let code = Arc::new(ProblemCode { prompt, tests, entry_point });
-    Ok(Problem { task_id, code, canonical_solution, evalplus: None })
+    Ok(Problem {
+        task_id,
+        code,
+        canonical_solution,
+        evalplus: None,
+        statement: Statement { stop, ..Statement::default() },
+    })
 }
 
 /// The functions `code` declares that `tests` call and do not declare themselves: the
