@@ -413,7 +413,9 @@ fn the_indexed_jobs_shards_in_containers_merge_into_what_one_run_gives() {
             assert_eq!(finished.code, Some(0), "{how}: shard {index}: {}", finished.stderr);
             let sandbox = finished.stdout.lines().find(|line| line.starts_with("  sandbox ")).unwrap_or("");
             assert!(sandbox.ends_with(" full"), "{how}: shard {index} ran with full isolation: {}", finished.stdout);
-            assert!(data.path().join(format!("results/shard-{index}.jsonl.run.json")).exists(), "{how}: shard {index}");
+            // Named as --shard counts, from 1.
+            let k = index + 1;
+            assert!(data.path().join(format!("results/shard-{k}.jsonl.run.json")).exists(), "{how}: shard {k}");
         }
         let finished = finish(&mut docker_run_of(merge, image, data.path(), &[], &["--rm"]));
         assert_eq!(finished.code, Some(0), "{how}: merge: {}", finished.stderr);
@@ -566,7 +568,8 @@ fn the_slurm_array_and_its_merge_give_what_one_run_gives_and_a_failed_shard_hold
         assert_same_as_single_run(how, &merged, &read_json(&results.join("summary.json")), &single);
         for task in 0..shards.parse::<usize>().unwrap() {
             let output = std::fs::read_to_string(work.path().join(format!("passk-shard-1000_{task}.out"))).unwrap();
-            assert!(output.contains(&format!("results/shard-{task}.jsonl (")), "{how}: task {task}: {output}");
+            let k = task + 1;
+            assert!(output.contains(&format!("results/shard-{k}.jsonl (")), "{how}: task {task}: {output}");
         }
     }
 
@@ -574,7 +577,7 @@ fn the_slurm_array_and_its_merge_give_what_one_run_gives_and_a_failed_shard_hold
     // and the merge is never started.
     let work = tempfile::tempdir().unwrap();
     let state = work.path().join("state");
-    std::fs::create_dir_all(work.path().join("results/shard-1.jsonl")).unwrap();
+    std::fs::create_dir_all(work.path().join("results/shard-2.jsonl")).unwrap();
     let mut command = Command::new(repo_root().join("deploy/slurm/submit.sh"));
     command.arg(&bundled).args(["basic", "results", "3"]).current_dir(work.path());
     slurm_env(&mut command, &state);

@@ -372,3 +372,37 @@ fn the_readmes_sharded_run_works_as_written() {
     assert_eq!(results.len(), 24, "one line per problem of the bundled set");
     assert!(results.iter().all(|line| line["passed"] == json!(true)));
 }
+
+/// Regression: shards run in their own directory record the samples by the relative path
+/// they were given, and a merge run from elsewhere looked for it in its own directory and
+/// failed unless told `--samples`. It finds it beside the shards' results.
+#[test]
+fn a_merge_run_elsewhere_finds_the_samples_the_shards_named_by_a_relative_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let honest: Vec<Value> = bundled_samples()
+        .into_iter()
+        .filter(|sample| !sample["kind"].as_str().unwrap().starts_with("hostile"))
+        .collect();
+    write_jsonl(&dir.path().join("samples.jsonl"), &honest);
+    for k in 1..=2 {
+        let shard = format!("{k}/2");
+        let results = format!("shard-{k}.jsonl");
+        let args =
+            ["evaluate", "samples.jsonl", "--problems", "basic", "--k", "1", "--shard", &shard, "--results", &results];
+        let run = finish(passk(args).current_dir(dir.path()));
+        assert_eq!(run.code, Some(0), "shard {k}/2: {}", run.stderr);
+    }
+    let elsewhere = tempfile::tempdir().unwrap();
+    let merged = elsewhere.path().join("merged.jsonl");
+    let run = finish(
+        passk(["merge"])
+            .arg(dir.path().join("shard-1.jsonl"))
+            .arg(dir.path().join("shard-2.jsonl"))
+            .arg("--output")
+            .arg(&merged)
+            .args(["--k", "1"])
+            .current_dir(elsewhere.path()),
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(read_jsonl(&merged).len(), honest.len());
+}

@@ -231,17 +231,34 @@ fn in_samples_order(shards: &mut [ShardRun], samples: &Path) -> Result<Vec<Strin
     Ok(merged)
 }
 
-/// Where the samples the shards ran are, checked against their recorded hash.
-fn samples_file(first: &CompleteRun, given: Option<&Path>) -> Result<PathBuf, MergeError> {
-    let recorded = first.verdict_settings.get("samples").and_then(Value::as_str).unwrap_or_default();
-    let path = given.map_or_else(|| PathBuf::from(recorded), Path::to_owned);
-    let name = path.display().to_string();
-    let now = sha256_file(&path).map_err(|_| MergeError::Samples { path: name.clone() })?;
+/// Where the samples the shards ran are, checked against their recorded hash: `given`,
+/// else the path the shards recorded, which where relative was relative to where they
+/// ran: here, or (as shards often run where their results are written) beside a shard's
+/// results.
+fn samples_file(shards: &[ShardRun], given: Option<&Path>) -> Result<PathBuf, MergeError> {
+    let first = &shards[0].record;
     let then = first.verdict_settings.get("samples_sha256").and_then(Value::as_str).unwrap_or_default();
-    if now != then {
-        return Err(MergeError::SamplesChanged { path: name, then: then.to_owned(), now });
+    let recorded = PathBuf::from(first.verdict_settings.get("samples").and_then(Value::as_str).unwrap_or_default());
+    let candidates: Vec<PathBuf> = match given {
+        Some(given) => vec![given.to_owned()],
+        None if recorded.is_absolute() => vec![recorded.clone()],
+        None => std::iter::once(recorded.clone())
+            .chain(shards.iter().filter_map(|shard| Some(shard.path.parent()?.join(&recorded))))
+            .collect(),
+    };
+    let mut changed = None;
+    for path in candidates {
+        let Ok(now) = sha256_file(&path) else { continue };
+        if now == then {
+            return Ok(path);
+        }
+        changed.get_or_insert(MergeError::SamplesChanged {
+            path: path.display().to_string(),
+            then: then.to_owned(),
+            now,
+        });
     }
-    Ok(path)
+    Err(changed.unwrap_or_else(|| MergeError::Samples { path: given.unwrap_or(&recorded).display().to_string() }))
 }
 
 /// Joins the shards of `options` into `options.output` and the record of a complete run
@@ -257,7 +274,7 @@ pub fn merge(options: &MergeOptions) -> Result<CompleteRun, MergeError> {
     }
     let shards = options.shards.iter().map(|path| ShardRun::read(path)).collect::<Result<Vec<_>, _>>()?;
     let mut shards = whole_set(shards)?;
-    let samples = samples_file(&shards[0].record, options.samples.as_deref())?;
+    let samples = samples_file(&shards, options.samples.as_deref())?;
     let lines = in_samples_order(&mut shards, &samples)?;
     let mut text = Vec::with_capacity(lines.iter().map(|line| line.len() + 1).sum());
     for line in &lines {
