@@ -336,3 +336,38 @@ fn a_chat_models_raw_answers_are_kept_and_score_with_extract() {
     assert_eq!(scores.len(), 24);
     assert!(scores.iter().all(|(_, n, c)| (*n, *c) == (1, 1)), "every canonical answer passes: {scores:?}");
 }
+
+/// At scale: all of HumanEval at n = 10 from a server that takes one sample per request,
+/// 64 requests in flight, through rate limits, failures and dropped connections: 1,640
+/// requests, and the file holds each of the 1,640 answers exactly once.
+#[test]
+fn sixteen_hundred_requests_through_faults_give_every_answer_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = passk_tests::humaneval_dir().join("HumanEval.jsonl.gz");
+    let answers: Vec<Value> = passk_tests::humaneval_problems()
+        .iter()
+        .flat_map(|problem| {
+            (0..10).map(move |i| {
+                let completion = format!("{}    # answer {i}\n", problem["canonical_solution"].as_str().unwrap());
+                json!({"task_id": problem["task_id"], "completion": completion})
+            })
+        })
+        .collect();
+    let flags = ["--refuse-n", "--rate-limit-every", "50", "--fail-every", "37", "--drop-every", "101"];
+    let server = OpenAiServer::start_for(dir.path(), &problems, &answers, &flags);
+    let output = dir.path().join("samples.jsonl");
+    let started = Instant::now();
+    let run = finish(
+        passk(["generate", "--endpoint", &server.base, "--model", "test-model", "--problems"])
+            .arg(&problems)
+            .args(["--n", "10", "--concurrency", "64", "--output"])
+            .arg(&output)
+            .env_remove("OPENAI_API_KEY"),
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let took = started.elapsed();
+    assert_eq!(samples_by_task(&output, 10), sorted(first_answers(&answers, 10)), "each answer once");
+    let counts = statuses(&server.requests());
+    assert_eq!(counts.get("200"), Some(&1640), "{counts:?}");
+    assert!(took < Duration::from_secs(240), "1,640 requests took {took:?}");
+}
