@@ -376,3 +376,32 @@ fn an_unreachable_endpoint_fails_fast_and_resuming_elsewhere_or_with_more_sample
     assert!(broken.stderr.contains(&format!("error: {}", template.display())), "the file is named: {}", broken.stderr);
     assert!(broken.stderr.contains("line 2"), "{}", broken.stderr);
 }
+
+/// Other languages, end to end: HumanEval-X's JavaScript and C++ problems, a base model
+/// continuing each prompt and stopped at the language's stop sequences, and a chat model
+/// answering in a fence. Answered with HumanEval-X's own solutions, every sample passes.
+#[test]
+fn humaneval_x_in_javascript_and_cpp_goes_from_an_endpoint_to_a_full_score() {
+    for (language, run_on) in [("js", "\nconsole.log(1);\n"), ("cpp", "\nint unused() { return 0; }\n")] {
+        let Some(source) = shared_benchmark(&format!("humaneval-x/humaneval_{language}.jsonl.gz")) else { return };
+        let dir = tempfile::tempdir().unwrap();
+        let problems = dir.path().join(format!("humaneval_{language}.jsonl"));
+        let records = first_records(&source, 12, &problems);
+        let answers: Vec<Value> = records
+            .iter()
+            .map(|record| json!({"task_id": record["task_id"], "completion": record["canonical_solution"]}))
+            .collect();
+        for mode in ["completion", "chat"] {
+            let dir = tempfile::tempdir().unwrap();
+            let fence = if language == "js" { "javascript" } else { "cpp" };
+            let server =
+                OpenAiServer::start_for(dir.path(), &problems, &answers, &["--run-on", run_on, "--fence", fence]);
+            let out = dir.path().join("run");
+            let finished = finish(&mut run(&server, &problems, &out, &["--k", "1", "--mode", mode]));
+            assert_eq!(finished.code, Some(0), "{language} {mode}: {}", finished.stderr);
+            let results = read_jsonl(&out.join("results.jsonl"));
+            let failed: Vec<&Value> = results.iter().filter(|result| result["passed"] != true).collect();
+            assert!(failed.is_empty(), "{language} {mode}: {failed:#?}");
+        }
+    }
+}

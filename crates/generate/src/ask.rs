@@ -1,7 +1,9 @@
 //! What is asked of the model for each problem.
 
+use std::sync::Arc;
+
 use passk_formats::problems::{ProblemSet, Statement};
-use passk_runner::{Language, Tests};
+use passk_runner::{Language, ProblemCode, Tests};
 use serde_json::{json, Value};
 
 use crate::error::GenerateError;
@@ -78,6 +80,9 @@ pub struct Ask {
     /// Written before each answer: the starter code a completion continues, where the
     /// problem's prompt is not code its tests put before the sample.
     pub prefix: String,
+    /// The prompt a completion continues, and its language: what a stop sequence cut
+    /// before the function's closing brace is closed by (`closing_braces`).
+    pub continues: Option<(Arc<ProblemCode>, &'static Language)>,
 }
 
 /// The problem set's requests, in its order. `language` is that of problems whose set
@@ -120,6 +125,7 @@ pub fn asks(
             let stdio = matches!(problem.code.tests, Tests::Stdio(_));
             let statement = &problem.statement;
             let in_words = problem.code.prompt.trim().is_empty();
+            let mut continues = None;
             let (input, stop, prefix) = match mode {
                 Mode::Completion if in_words => {
                     let starter = statement.starter_code.clone().unwrap_or_default();
@@ -128,6 +134,7 @@ pub fn asks(
                 }
                 Mode::Completion => {
                     let stop = statement.stop.clone().unwrap_or_else(|| language.stop_sequences.clone());
+                    continues = Some((problem.code.clone(), language));
                     (json!(problem.code.prompt), stop, String::new())
                 }
                 Mode::Chat => {
@@ -148,7 +155,7 @@ pub fn asks(
                     (json!([{"role": "user", "content": content}]), Vec::new(), String::new())
                 }
             };
-            Ok(Ask { task_id: problem.task_id.clone(), input, stop, prefix })
+            Ok(Ask { task_id: problem.task_id.clone(), input, stop, prefix, continues })
         })
         .collect()
 }

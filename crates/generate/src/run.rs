@@ -204,7 +204,13 @@ impl Shared {
             for choice in answer.choices.into_iter().take(missing.len()) {
                 let index = missing.remove(0);
                 let text = match self.mode {
-                    Mode::Completion => format!("{}{}", ask.prefix, cut(&choice.text, &ask.stop)),
+                    Mode::Completion => {
+                        let text = cut(&choice.text, &ask.stop);
+                        let closing = ask.continues.as_ref().and_then(|(code, language)| {
+                            passk_formats::extract::closing_braces(text, code, language)
+                        });
+                        format!("{}{text}{}", ask.prefix, closing.unwrap_or_default())
+                    }
                     Mode::Chat => choice.text,
                 };
                 self.store.append(&ask.task_id, index, &text, choice.finish_reason.as_deref())?;

@@ -624,6 +624,21 @@ pub fn qualifiers(code: &str, syntax: Syntax) -> std::collections::HashSet<Strin
     found
 }
 
+/// How many blocks are open at the end of `code`: braces in literals and comments are
+/// not counted.
+pub fn open_blocks(code: &str, syntax: Syntax) -> usize {
+    let mut tokens = Tokens::new(code, syntax);
+    let mut depth = 0usize;
+    while let Some(token) = tokens.next_token() {
+        match token.kind {
+            Kind::Open(b'{') => depth += 1,
+            Kind::Close(b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    depth
+}
+
 /// Where the function a prompt leaves open (its body's `{` the last opened before
 /// `from`, the prompt's end) closes in `code`, the prompt and what follows it: the
 /// offset of its closing `}`, and where every block open at `from` has closed (the

@@ -60,6 +60,22 @@ pub fn extract(raw: &str, problem: &ProblemCode, whole_program: bool, language: 
     }
 }
 
+/// What closes a base model's completion of `problem`'s prompt that a server cut at a
+/// stop sequence, MultiPL-E's `\n}` or `\n    }\n`, before the function's closing brace:
+/// the braces of the blocks still open, one a line, where the problem's tests do not
+/// close the function themselves (HumanEval-X's C++, Java and Rust; MultiPL-E's tests
+/// begin with that `}`). None where nothing is left open.
+pub fn closing_braces(text: &str, problem: &ProblemCode, language: &Language) -> Option<String> {
+    let syntax = braces::Syntax::of(&language.name)?;
+    if let passk_runner::Tests::Check(suite) = &problem.tests {
+        if suite.candidate_suffix().is_some() {
+            return None;
+        }
+    }
+    let open = braces::open_blocks(&format!("{}{text}", problem.prompt), syntax);
+    (open > 0).then(|| (0..open).rev().map(|depth| format!("\n{}}}", "    ".repeat(depth))).collect::<String>() + "\n")
+}
+
 /// Whether `text` looks like a chat model's raw answer rather than code: a markdown
 /// fence, or a first line of prose.
 pub fn looks_like_chat(text: &str) -> bool {
