@@ -371,3 +371,97 @@ fn sixteen_hundred_requests_through_faults_give_every_answer_exactly_once() {
     assert_eq!(counts.get("200"), Some(&1640), "{counts:?}");
     assert!(took < Duration::from_secs(240), "1,640 requests took {took:?}");
 }
+
+/// A server that misbehaves (found by a red team): a runaway answer of 200 MiB, fewer or
+/// more choices than asked, choices without text, redirects, escape sequences in its
+/// messages, and two runs writing one file. Each is bounded, said once, or refused.
+#[test]
+fn a_misbehaving_server_is_bounded_and_its_answers_are_taken_only_as_asked() {
+    let answers = answers();
+
+    // A runaway body is cut off at what n answers of max_tokens could take.
+    let dir = tempfile::tempdir().unwrap();
+    let server = OpenAiServer::start(dir.path(), &answers, &["--huge-answer", "200"]);
+    let output = dir.path().join("samples.jsonl");
+    let (run, peak_kib) = passk_tests::finish_measuring_memory(
+        &mut server.generate(&output, &["--model", "test-model", "--concurrency", "4"]),
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("answered more than 16 MiB for 1 samples of at most 1024 tokens"), "{}", run.stderr);
+    assert!(peak_kib < 200 << 10, "memory stays bounded: {peak_kib} KiB");
+    assert_eq!(read_jsonl(&output).len(), 0);
+
+    // Fewer choices than asked: the follow-up for the rest has a seed of its own, so no
+    // two requests for one problem share a seed.
+    let dir = tempfile::tempdir().unwrap();
+    let server = OpenAiServer::start(dir.path(), &answers, &["--half-choices"]);
+    let output = dir.path().join("samples.jsonl");
+    let run = finish(&mut server.generate(&output, &["--model", "test-model", "--n", "4", "--seed", "42"]));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(samples_by_task(&output, 4).len(), 24);
+    let mut seeds: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for request in server.requests().iter().filter(|request| request["status"] == 200) {
+        let prompt = request["body"]["prompt"].as_str().unwrap().to_owned();
+        seeds.entry(prompt).or_default().push(request["body"]["seed"].as_u64().unwrap());
+    }
+    assert_eq!(seeds.len(), 24);
+    for (prompt, mut seeds) in seeds {
+        let asked = seeds.len();
+        seeds.sort_unstable();
+        seeds.dedup();
+        assert_eq!(seeds.len(), asked, "a seed of its own for each request: {prompt}");
+    }
+
+    // More choices than asked: a sample asked for alone takes one, its own seed's.
+    let dir = tempfile::tempdir().unwrap();
+    let server = OpenAiServer::start(dir.path(), &answers, &["--refuse-n", "--extra-choices", "2"]);
+    let output = dir.path().join("samples.jsonl");
+    let run = finish(&mut server.generate(&output, &["--model", "test-model", "--n", "3", "--seed", "7"]));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(samples_by_task(&output, 3).len(), 24, "each index once");
+    let answered = server.requests().iter().filter(|request| request["status"] == 200).count();
+    assert_eq!(answered, 72, "one request a sample");
+
+    // Choices without text are said once, and written empty (they fail).
+    let dir = tempfile::tempdir().unwrap();
+    let server = OpenAiServer::start(dir.path(), &answers, &["--textless"]);
+    let output = dir.path().join("samples.jsonl");
+    let run = finish(&mut server.generate(&output, &["--model", "test-model", "--mode", "chat"]));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.stderr.matches("answered a choice without text").count(), 1, "{}", run.stderr);
+
+    // A redirect is not followed: the samples would not be the endpoint's.
+    let elsewhere_dir = tempfile::tempdir().unwrap();
+    let elsewhere = OpenAiServer::start(elsewhere_dir.path(), &answers, &[]);
+    let redirecting = tempfile::tempdir().unwrap();
+    let server = OpenAiServer::start(redirecting.path(), &answers, &["--redirect", &elsewhere.base.replace("/v1", "")]);
+    let run = finish(&mut server.generate(&dir.path().join("redirected.jsonl"), &["--model", "test-model"]));
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("redirects elsewhere"), "{}", run.stderr);
+    assert!(elsewhere.requests().is_empty(), "nothing was asked of the other server");
+
+    // The server's words reach the terminal without its escape sequences.
+    let run = finish(&mut server.generate(&dir.path().join("escaped.jsonl"), &["--model", "\u{1b}[2Jall passed"]));
+    assert!(!run.stderr.contains('\u{1b}'), "{:?}", run.stderr);
+
+    // Two runs on one file: the second is refused at once, naming the first.
+    let dir = tempfile::tempdir().unwrap();
+    let server = OpenAiServer::start(dir.path(), &answers, &["--delay", "0.5"]);
+    let output = dir.path().join("samples.jsonl");
+    let first = server
+        .generate(&output, &["--model", "test-model", "--concurrency", "1"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !server.requests().iter().any(|request| request["status"] == 200) {
+        assert!(Instant::now() < deadline, "the first run asked nothing");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let second = finish(&mut server.generate(&output, &["--model", "test-model"]));
+    assert_eq!(second.code, Some(2), "{}", second.stderr);
+    assert!(second.stderr.contains("is being written by another passk run (pid"), "{}", second.stderr);
+    let first = first.wait_with_output().unwrap();
+    assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stderr));
+    assert_eq!(samples_by_task(&output, 1).len(), 24);
+}

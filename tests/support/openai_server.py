@@ -166,6 +166,28 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if args.refuse_n and body.get("n", 1) > 1:
             self.error(400, "Invalid value for 'n': only n = 1 is supported.")
             return 400
+        if args.redirect:
+            self.logged(307)
+            self.send_response(307)
+            self.send_header("Location", args.redirect + self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return 307
+        if args.huge_answer:
+            # A body past any sample's size, sent in pieces as a runaway server would.
+            self.logged(200)
+            size = args.huge_answer << 20
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            piece = b"x" * (1 << 20)
+            try:
+                for _ in range(args.huge_answer):
+                    self.wfile.write(piece)
+            except OSError:
+                pass
+            return 200
         if args.delay:
             time.sleep(args.delay)
         text = " ".join(m["content"] for m in body["messages"]) if chat else body["prompt"]
@@ -174,20 +196,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.error(400, "the test server has no answer for this prompt")
             return 400
         n = 1 if args.ignore_n else body.get("n", 1)
+        if args.half_choices:
+            n = (n + 1) // 2
+        n += args.extra_choices
         choices = []
         for index in range(n):
             completion = state.next_answer(task_id)
             if chat:
                 code = completion if args.whole_programs else dict(state.prompts)[task_id] + completion
                 content = "Here is the code:\n\n```%s\n%s\n```\n\nIt does what is asked." % (args.fence, code.rstrip("\n"))
-                choices.append({"index": index, "message": {"role": "assistant", "content": content},
+                choices.append({"index": index, "message": {"role": "assistant",
+                                                            "content": None if args.textless else content},
                                 "finish_reason": "stop"})
             else:
                 # What a base model runs on to, unless the request's stop sequences end it.
                 text = completion + args.run_on
                 stops = [text.find(stop) for stop in body.get("stop") or [] if stop in text]
                 choices.append({"index": index, "text": text[:min(stops)] if stops else text, "finish_reason": "stop"})
-        tokens = sum(len((c.get("text") or c.get("message", {}).get("content", "")).split()) for c in choices)
+        tokens = sum(len((c.get("text") or c.get("message", {}).get("content") or "").split()) for c in choices)
         self.reply(200, {"id": "cmpl-%d" % number, "object": "chat.completion" if chat else "text_completion",
                          "model": args.model, "choices": choices,
                          "usage": {"prompt_tokens": 1, "completion_tokens": tokens, "total_tokens": tokens + 1}})
@@ -209,6 +235,11 @@ def main():
     parser.add_argument("--ignore-n", action="store_true")
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--whole-programs", action="store_true")
+    parser.add_argument("--redirect", help="answer every request 307 to this base")
+    parser.add_argument("--huge-answer", type=int, default=0, help="answer 200 with this many MiB")
+    parser.add_argument("--half-choices", action="store_true", help="answer half the choices asked for")
+    parser.add_argument("--extra-choices", type=int, default=0, help="answer this many choices more than asked")
+    parser.add_argument("--textless", action="store_true", help="answer chat choices whose content is null")
     parser.add_argument("--fence", default="python", help="the language a chat answer's fence names")
     parser.add_argument("--run-on", default="\n\ndef check_it():\n    pass\n",
                         help="what a base model writes after its answer, unless a stop sequence ends it")

@@ -76,6 +76,10 @@ pub enum CommandError {
          prompt is sent as it is)"
     )]
     TemplateWithoutChat,
+    #[error("--output {path} is a file: passk run writes a directory (samples, results, summary and report)")]
+    RunOutputNotADirectory { path: String },
+    #[error("--output {path} is a directory: passk generate writes a samples file, such as {path}/samples.jsonl")]
+    SamplesOutputIsADirectory { path: String },
     #[error("cannot read the bearer token from {path}")]
     TokenFile {
         path: String,
@@ -143,13 +147,17 @@ impl CommandError {
                 | GenerateError::NoPrompt { .. }
                 | GenerateError::OtherRequest { .. }
                 | GenerateError::Samples { .. }
-                | GenerateError::Refused { .. } => EXIT_BAD_INPUT,
+                | GenerateError::Refused { .. }
+                | GenerateError::Busy(_)
+                | GenerateError::TooLarge { .. } => EXIT_BAD_INPUT,
             },
             CommandError::GenerateInterrupted { .. } => EXIT_INTERRUPTED,
             CommandError::Merge(passk_eval::merge::MergeError::Write { .. }) => EXIT_RUN_FAILED,
             CommandError::Merge(_) => EXIT_BAD_INPUT,
             CommandError::Input(_)
             | CommandError::TemplateWithoutChat
+            | CommandError::RunOutputNotADirectory { .. }
+            | CommandError::SamplesOutputIsADirectory { .. }
             | CommandError::TokenFile { .. }
             | CommandError::EmptyToken { .. }
             | CommandError::BadToken { .. }

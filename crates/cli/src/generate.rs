@@ -143,6 +143,9 @@ impl GenerationArgs {
             defaulted.push(("temperature", "--temperature"));
         }
         let temperature = self.temperature.unwrap_or(if self.n == 1 { 0.0 } else { 0.8 });
+        if self.n > 1 && temperature == 0.0 {
+            say!("warning: --n {} at temperature 0: a server samples greedily, and the samples are alike", self.n);
+        }
         Ok(GenerateOptions {
             endpoint: self.endpoint,
             model: self.model,
@@ -174,6 +177,9 @@ impl GenerationArgs {
 }
 
 pub fn generate(args: GenerateArgs) -> Result<(), CommandError> {
+    if args.output.is_dir() {
+        return Err(CommandError::SamplesOutputIsADirectory { path: args.output.display().to_string() });
+    }
     let set = SetOptions { format: args.format, ..SetOptions::default() };
     let problems = Arc::new(ProblemSet::load(&args.problems, &set)?);
     let options = args.generation.into_options(problems, args.language, args.output, args.restart)?;

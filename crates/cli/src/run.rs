@@ -45,9 +45,14 @@ pub struct RunArgs {
     /// The bootstrap's seed (`--seed` is the model's sampling seed here).
     #[arg(long, value_name = "SEED", default_value = "0", requires = "bootstrap")]
     pub bootstrap_seed: u64,
-    /// Ask for every sample again and run them all, whatever DIR holds.
+    /// Run the samples again from the start, keeping them (by default an interrupted
+    /// evaluation is resumed, and a complete one reported again without running).
     #[arg(long)]
     pub restart: bool,
+    /// Ask the model for every sample again, and run them all: what DIR holds is
+    /// replaced once the new samples arrive.
+    #[arg(long)]
+    pub ask_again: bool,
 }
 
 /// Where a run keeps its files.
@@ -70,6 +75,9 @@ impl Layout {
 }
 
 pub fn run(args: RunArgs) -> Result<(), CommandError> {
+    if args.output.exists() && !args.output.is_dir() {
+        return Err(CommandError::RunOutputNotADirectory { path: args.output.display().to_string() });
+    }
     std::fs::create_dir_all(&args.output)
         .map_err(|source| CommandError::Write { path: args.output.display().to_string(), source })?;
     let layout = Layout::new(&args.output, args.report);
@@ -78,7 +86,7 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
     // A chat model's answer is prose around code: what runs is taken out of it.
     let chat = matches!(args.generation.mode, ModeArg::Chat);
     let generation =
-        args.generation.into_options(problems, args.judging.language, layout.samples.clone(), args.restart)?;
+        args.generation.into_options(problems, args.judging.language, layout.samples.clone(), args.ask_again)?;
     let mut judging: JudgingArgs = args.judging;
     judging.extract |= chat;
     let uncertainty = passk_report::scores::UncertaintyOptions {
@@ -86,7 +94,7 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
         bootstrap: args.bootstrap.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
         seed: args.bootstrap_seed,
     };
-    let (problems, restart) = (args.problems, args.restart);
+    let (problems, restart) = (args.problems, args.restart || args.ask_again);
     crate::runtime()?.block_on(async {
         let interrupt = crate::interrupt::listen()?;
         let generated = ask_for_samples(generation, interrupt.clone()).await?;

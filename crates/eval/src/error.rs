@@ -6,7 +6,7 @@ use passk_formats::InputError;
 use thiserror::Error;
 
 use crate::journal::JournalError;
-use crate::{lock, resume};
+use crate::resume;
 
 /// Why a run, or a step of one, stopped.
 #[derive(Debug, Error)]
@@ -35,7 +35,7 @@ pub enum EvalError {
     #[error(transparent)]
     Resume(#[from] resume::ResumeError),
     #[error(transparent)]
-    Lock(#[from] lock::LockError),
+    Lock(#[from] passk_formats::lock::LockError),
     #[error(transparent)]
     Journal(#[from] JournalError),
     #[error("{}", describe_stop(.0))]

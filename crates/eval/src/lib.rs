@@ -23,7 +23,6 @@ pub mod expected;
 pub mod journal;
 pub mod judge;
 pub mod languages;
-pub mod lock;
 pub mod merge;
 pub mod resume;
 pub mod sample_program;

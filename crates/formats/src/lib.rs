@@ -15,6 +15,7 @@ pub mod extract;
 pub mod fields;
 pub mod journal;
 pub mod jsonl;
+pub mod lock;
 pub mod problems;
 pub mod provenance;
 pub mod results;

@@ -160,6 +160,9 @@ pub fn asks(
         .collect()
 }
 
+/// What a template may use.
+const TEMPLATE_VARIABLES: &str = "prompt, description, example, starter_code, language, entry_point, task_id and stdio";
+
 /// MiniJinja's message with the line it points at, without the template's name again.
 fn minijinja_message(error: &minijinja::Error) -> String {
     let mut message = error.kind().to_string();
@@ -169,6 +172,9 @@ fn minijinja_message(error: &minijinja::Error) -> String {
     }
     if let Some(line) = error.line() {
         message.push_str(&format!(" (line {line})"));
+    }
+    if error.kind() == minijinja::ErrorKind::UndefinedError {
+        message.push_str(&format!("; a template's variables are {TEMPLATE_VARIABLES}"));
     }
     message
 }

@@ -15,6 +15,9 @@ use crate::watch::{Event, Sampling, Watch};
 const LONGEST_WAIT: Duration = Duration::from_secs(300);
 const LONGEST_BACKOFF: Duration = Duration::from_secs(60);
 
+/// The most of an error answer read: its message is all that is shown.
+const ERROR_BODY_LIMIT: usize = 64 << 10;
+
 /// Attempts to reach an endpoint that has never answered: a wrong port or a server not
 /// up yet is told in seconds, not after a minute of backoff.
 const ATTEMPTS_UNANSWERED: u32 = 3;
@@ -59,6 +62,8 @@ pub struct Choice {
 pub struct Answer {
     pub choices: Vec<Choice>,
     pub completion_tokens: u64,
+    /// Choices that held no text.
+    pub textless: usize,
 }
 
 /// How the endpoint is reached.
@@ -85,6 +90,8 @@ pub struct Endpoint {
     stop: AtomicBool,
     /// Whether anything has answered at the endpoint's address, even an error.
     answered: AtomicBool,
+    /// Whether a choice without text has been said.
+    said_textless: AtomicBool,
 }
 
 /// What one attempt came to.
@@ -108,6 +115,8 @@ impl Endpoint {
             .timeout(connection.request_timeout)
             .connect_timeout(Duration::from_secs(30))
             .user_agent(concat!("passk/", env!("CARGO_PKG_VERSION")))
+            // Samples from wherever a redirect points would be recorded as the endpoint's.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|source| GenerateError::Client { message: source.to_string() })?;
         Ok(Endpoint {
@@ -118,6 +127,7 @@ impl Endpoint {
             n: AtomicBool::new(true),
             stop: AtomicBool::new(true),
             answered: AtomicBool::new(false),
+            said_textless: AtomicBool::new(false),
         })
     }
 
@@ -140,6 +150,17 @@ impl Endpoint {
     /// Whether more than one sample may be asked for in one request.
     pub fn takes_n(&self) -> bool {
         self.n.load(Ordering::Relaxed)
+    }
+
+    /// Says, once, that the endpoint answered a choice without text, which is written as
+    /// an empty sample (and fails).
+    pub fn textless(&self, watch: &Watch) {
+        if !self.said_textless.swap(true, Ordering::Relaxed) {
+            watch(Event::Adapted {
+                what: "warning: the endpoint answered a choice without text; it is written as an empty sample"
+                    .to_owned(),
+            });
+        }
     }
 
     /// Asks for each sample alone from now on: the server answered one choice where it
@@ -169,11 +190,11 @@ impl Endpoint {
         loop {
             // A server found not to take `n` is asked for one; the caller asks again.
             let n = if self.takes_n() { n } else { 1 };
-            // A sample asked for alone gets a seed of its own, so that a seeded server
-            // does not answer each the same.
-            let seed = match (sampling.seed, n) {
-                (Some(seed), 1) if sampling.n > 1 => Some(seed.wrapping_add(u64::from(first))),
-                (seed, _) => seed,
+            // Each request for later samples gets a seed of its own, so that a seeded
+            // server does not answer them as it answered the first.
+            let seed = match sampling.seed {
+                Some(seed) if sampling.n > 1 => Some(seed.wrapping_add(u64::from(first))),
+                seed => seed,
             };
             let sent = Sent {
                 token_param: *self.token_param.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
@@ -181,12 +202,21 @@ impl Endpoint {
                 stop: self.stop.load(Ordering::Relaxed),
             };
             let body = self.body(ask, &sent, seed, sampling);
+            // Room for n answers of max_tokens tokens of up to 64 bytes each, and the rest.
+            let limit = (16 << 20) + n as usize * sampling.max_tokens as usize * 64;
             let attempt = tokio::select! {
                 () = cancel.cancelled() => return Err(GenerateError::Interrupted),
-                attempt = self.attempt(&url, &body, &sent) => attempt,
+                attempt = self.attempt(&url, &body, &sent, limit) => attempt,
             };
+            if let Attempt::Final(GenerateError::TooLarge { .. }) = &attempt {
+                return Err(GenerateError::TooLarge { url, limit: limit >> 20, n, max_tokens: sampling.max_tokens });
+            }
             match attempt {
-                Attempt::Answer(answer) => return Ok(answer),
+                Attempt::Answer(mut answer) => {
+                    // No more than asked for: a sample asked for alone has a seed of its own.
+                    answer.choices.truncate(n as usize);
+                    return Ok(answer);
+                }
                 Attempt::Final(error) => return Err(error),
                 Attempt::Adapted(Some(what)) => watch(Event::Adapted { what }),
                 Attempt::Adapted(None) => {}
@@ -199,7 +229,10 @@ impl Endpoint {
                         return Err(GenerateError::GaveUp { url, attempts: failures, last: why });
                     }
                     let wait = wait.unwrap_or_else(|| backoff(failures));
-                    watch(Event::Retrying { task_id: ask.task_id.clone(), why, wait });
+                    // Until something answers at all, one error says it, not a line a request.
+                    if self.answered.load(Ordering::Relaxed) || !unreachable {
+                        watch(Event::Retrying { task_id: ask.task_id.clone(), why, wait });
+                    }
                     tokio::select! {
                         () = cancel.cancelled() => return Err(GenerateError::Interrupted),
                         () = tokio::time::sleep(wait) => {}
@@ -233,7 +266,7 @@ impl Endpoint {
         Value::Object(body)
     }
 
-    async fn attempt(&self, url: &str, body: &Value, sent: &Sent) -> Attempt {
+    async fn attempt(&self, url: &str, body: &Value, sent: &Sent, limit: usize) -> Attempt {
         let mut request = self.client.post(url).json(body);
         if let Some(key) = &self.connection.api_key {
             request = request.bearer_auth(key);
@@ -247,8 +280,12 @@ impl Endpoint {
         self.answered.store(true, Ordering::Relaxed);
         let status = response.status().as_u16();
         let retry_after = response.headers().get(reqwest::header::RETRY_AFTER).and_then(retry_after);
-        let text = match response.text().await {
-            Ok(text) => text,
+        let success = (200..300).contains(&status);
+        let text = match read_at_most(response, if success { limit } else { ERROR_BODY_LIMIT }).await {
+            Ok((_, true)) if success => {
+                return Attempt::Final(GenerateError::TooLarge { url: url.to_owned(), limit, n: sent.n, max_tokens: 0 })
+            }
+            Ok((body, _)) => String::from_utf8_lossy(&body).into_owned(),
             Err(error) => return Attempt::Retry { wait: None, why: describe_transport(&error), unreachable: false },
         };
         match status {
@@ -270,6 +307,7 @@ impl Endpoint {
             serde_json::from_str(text).map_err(|error| format!("an answer that is not JSON ({error})"))?;
         let choices = value["choices"].as_array().filter(|choices| !choices.is_empty());
         let choices = choices.ok_or("an answer without `choices`")?;
+        let mut textless = 0;
         let mut choices: Vec<(u64, Choice)> = choices
             .iter()
             .enumerate()
@@ -280,12 +318,13 @@ impl Endpoint {
                 };
                 let index = choice["index"].as_u64().unwrap_or(position as u64);
                 let finish_reason = choice["finish_reason"].as_str().map(str::to_owned);
+                textless += usize::from(text.is_none());
                 (index, Choice { text: text.unwrap_or_default().to_owned(), finish_reason })
             })
             .collect();
         choices.sort_by_key(|(index, _)| *index);
         let completion_tokens = value["usage"]["completion_tokens"].as_u64().unwrap_or(0);
-        Ok(Answer { choices: choices.into_iter().map(|(_, choice)| choice).collect(), completion_tokens })
+        Ok(Answer { choices: choices.into_iter().map(|(_, choice)| choice).collect(), completion_tokens, textless })
     }
 
     /// A 4xx other than a rate limit: a parameter the server does not take is dropped or
@@ -299,6 +338,9 @@ impl Endpoint {
             }
         }
         let hint = match status {
+            300..=399 => {
+                Some("the endpoint redirects elsewhere: give the address it redirects to as --endpoint".into())
+            }
             401 | 403 => Some(match self.connection.api_key {
                 Some(_) => format!("the key in {} was refused", self.connection.api_key_env),
                 None => format!("no API key was sent: set {}", self.connection.api_key_env),
@@ -400,17 +442,32 @@ fn error_message(text: &str) -> String {
             other => other.to_string(),
         })
     });
-    let message = found.unwrap_or_else(|| text.trim().to_owned());
-    let mut message: String = message.chars().take(500).collect();
+    // A full stop would sit before the hint's semicolon.
+    let message = found.unwrap_or_else(|| text.trim().to_owned()).trim_end_matches('.').to_owned();
+    // What the server says reaches a terminal: no escape sequence of its own does.
+    let mut message: String = message.chars().take(500).map(|c| if c.is_control() { ' ' } else { c }).collect();
     if message.is_empty() {
         message = "(no message)".into();
     }
     message
 }
 
+/// The body of `response`, up to `limit` bytes, and whether there was more.
+async fn read_at_most(mut response: reqwest::Response, limit: usize) -> Result<(Vec<u8>, bool), reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if body.len() + chunk.len() > limit {
+            body.extend_from_slice(&chunk[..limit - body.len()]);
+            return Ok((body, true));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((body, false))
+}
+
 fn describe_transport(error: &reqwest::Error) -> String {
     let mut text = if error.is_timeout() {
-        "no answer in time".to_owned()
+        "no answer within --request-timeout".to_owned()
     } else if error.is_connect() {
         "cannot connect".to_owned()
     } else {

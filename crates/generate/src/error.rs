@@ -15,6 +15,13 @@ pub enum GenerateError {
         "{path} was asked with other settings ({differences}); give another --output, or add --restart to ask again"
     )]
     OtherRequest { path: String, differences: String },
+    #[error(transparent)]
+    Busy(#[from] passk_formats::lock::LockError),
+    #[error(
+        "{url} answered more than {limit} MiB for {n} samples of at most {max_tokens} tokens; does it honour \
+         max_tokens?"
+    )]
+    TooLarge { url: String, limit: usize, n: u32, max_tokens: u32 },
     #[error("{path}:{line}: {message}")]
     Samples { path: String, line: usize, message: String },
     #[error("cannot write {path}")]

@@ -134,15 +134,18 @@ pub async fn generate(
             Err(panic) => std::panic::resume_unwind(panic.into_panic()),
         }
     }
+    let complete = first_error.is_none() && !shared.cancel.is_cancelled();
+    let restored = shared.store.end_restart(complete, written)?;
     if shared.cancel.is_cancelled() {
         return Err(GenerateError::Interrupted);
     }
-    let learned = shared.endpoint.learned();
-    request.insert("learned".into(), json!(learned));
-    shared.store.record(&request)?;
+    if !restored {
+        request.insert("learned".into(), json!(shared.endpoint.learned()));
+        shared.store.record(&request)?;
+    }
     match first_error {
         Some(error) => Err(error),
-        None => Ok(Generated { total, already, written, tokens, learned }),
+        None => Ok(Generated { total, already, written, tokens, learned: shared.endpoint.learned() }),
     }
 }
 
@@ -199,6 +202,9 @@ impl Shared {
             if n > 1 && answer.choices.len() == 1 {
                 self.endpoint.ignores_n(&self.watch);
             }
+            if answer.textless > 0 {
+                self.endpoint.textless(&self.watch);
+            }
             let mut used = answer.completion_tokens;
             tokens += used;
             for choice in answer.choices.into_iter().take(missing.len()) {
@@ -206,9 +212,10 @@ impl Shared {
                 let text = match self.mode {
                     Mode::Completion => {
                         let text = cut(&choice.text, &ask.stop);
-                        let closing = ask.continues.as_ref().and_then(|(code, language)| {
-                            passk_formats::extract::closing_braces(text, code, language)
-                        });
+                        let closing = ask
+                            .continues
+                            .as_ref()
+                            .and_then(|(code, language)| passk_formats::extract::closing_braces(text, code, language));
                         format!("{}{text}{}", ask.prefix, closing.unwrap_or_default())
                     }
                     Mode::Chat => choice.text,

@@ -23,6 +23,11 @@ const MAY_DIFFER: [&str; 5] = ["n", "learned", "passk_version", "endpoint", "pro
 #[derive(Debug)]
 pub struct Store {
     path: PathBuf,
+    /// Held until the run ends: two runs appending to one file would mix two models.
+    _lock: passk_formats::lock::FileLock,
+    /// Where a restart moved the earlier samples and their record, until this run has
+    /// samples of its own.
+    set_aside: Option<[(PathBuf, PathBuf); 2]>,
     file: Mutex<std::fs::File>,
     /// The indices each task already has.
     pub have: BTreeMap<String, BTreeSet<u32>>,
@@ -41,19 +46,23 @@ impl Store {
         restart: bool,
         defaulted: &[(&str, &str)],
     ) -> Result<Store, GenerateError> {
+        let lock = passk_formats::lock::FileLock::acquire(path, "--output")?;
         let record = request_record_path(path);
         fn write_error(at: &Path) -> impl Fn(std::io::Error) -> GenerateError + '_ {
             move |source| GenerateError::Write { path: at.display().to_string(), source }
         }
-        if restart {
-            for stale in [path, record.as_path()] {
-                match std::fs::remove_file(stale) {
-                    Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
-                        return Err(write_error(stale)(error))
-                    }
+        // A restart keeps the earlier samples aside, not deleted: a run that fails before
+        // its first sample (a mistyped model) puts them back.
+        let mut set_aside = None;
+        if restart && path.exists() {
+            let moves = [path, record.as_path()].map(|from| (from.to_owned(), before_restart(from)));
+            for (from, to) in &moves {
+                match std::fs::rename(from, to) {
+                    Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(write_error(to)(error)),
                     _ => {}
                 }
             }
+            set_aside = Some(moves);
         }
         // A file without a sample yet (a run that stopped at its first request, such as
         // one with a mistyped model) binds no settings.
@@ -90,7 +99,29 @@ impl Store {
         let file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(write_error(path))?;
         let bytes = serde_json::to_vec_pretty(request).map_err(|error| write_error(&record)(error.into()))?;
         passk_formats::write::write_atomically(&record, &bytes).map_err(write_error(&record))?;
-        Ok(Store { path: path.to_owned(), file: Mutex::new(file), have, dropped_torn_line })
+        Ok(Store { path: path.to_owned(), _lock: lock, set_aside, file: Mutex::new(file), have, dropped_torn_line })
+    }
+
+    /// Ends a restart: the earlier samples are dropped once this run is complete, and put
+    /// back where it stopped before its first sample, which it says by returning true.
+    /// Otherwise they stay aside, named `<samples>.before-restart`.
+    pub fn end_restart(&self, complete: bool, written: usize) -> Result<bool, GenerateError> {
+        let Some(moves) = &self.set_aside else { return Ok(false) };
+        let restore = !complete && written == 0;
+        for (from, to) in moves {
+            if complete {
+                std::fs::remove_file(to).or_else(|error| match error.kind() {
+                    std::io::ErrorKind::NotFound => Ok(()),
+                    _ => Err(error),
+                })
+            } else if restore && to.exists() {
+                std::fs::rename(to, from)
+            } else {
+                Ok(())
+            }
+            .map_err(|source| GenerateError::Write { path: to.display().to_string(), source })?;
+        }
+        Ok(restore)
     }
 
     /// Updates the record with what the server was found to take.
@@ -120,6 +151,11 @@ impl Store {
         file.write_all(text.as_bytes())
             .map_err(|source| GenerateError::Write { path: self.path.display().to_string(), source })
     }
+}
+
+/// Where a restart keeps `path` until it has samples of its own.
+fn before_restart(path: &Path) -> PathBuf {
+    passk_formats::write::sibling(path, ".before-restart")
 }
 
 /// The samples already in `path`, by task; a last line cut short is dropped from the file.

@@ -13,7 +13,7 @@ use super::EvaluateOptions;
 use crate::error::EvalError;
 use crate::events::EventSink;
 use crate::languages::Toolchains;
-use crate::lock::ResultsLock;
+use passk_formats::lock::FileLock;
 use passk_formats::problems::ProblemSet;
 use passk_formats::run::{TestSettings, VerdictSettings};
 use passk_formats::InputError;
@@ -23,7 +23,7 @@ use passk_report::document::ReportPath;
 #[derive(Debug)]
 pub struct Prepared {
     /// Held until the run ends: one run per results file.
-    _lock: ResultsLock,
+    _lock: FileLock,
     pub samples: Arc<SamplesFile>,
     pub problems: Arc<ProblemSet>,
     pub total: usize,
@@ -61,7 +61,7 @@ impl Prepared {
         if let Some(fields) = not_results(&options.results) {
             return Err(InputError::ResultsOverOther { path: options.results.display().to_string(), fields }.into());
         }
-        let lock = ResultsLock::acquire(&options.results)?;
+        let lock = FileLock::acquire(&options.results, "--results")?;
         let report = options.report.as_deref().map(ReportPath::new).transpose()?;
         // Meanwhile the interpreter is found; a bad input is still reported first.
         let checking = {

@@ -89,8 +89,13 @@ fn preamble(problem: &ProblemCode) -> &str {
 fn top_level_code(code: &str) -> String {
     let mut kept = String::new();
     let mut keeping = false;
+    let mut open_string = None;
     for line in code.split_inclusive('\n') {
-        let starts_statement = !line.starts_with([' ', '\t']) && !line.trim().is_empty();
+        // A line inside a triple-quoted string continues the statement it is in (HumanEval/64's
+        // `FIX = """`, whose text starts at the line's start).
+        let in_string = open_string.is_some();
+        open_string = triple_quote_open_after(line, open_string);
+        let starts_statement = !in_string && !line.starts_with([' ', '\t']) && !line.trim().is_empty();
         if starts_statement {
             // A closing bracket continues the statement it closes.
             if !line.starts_with([')', ']', '}']) {
@@ -105,6 +110,28 @@ fn top_level_code(code: &str) -> String {
         kept.push('\n');
     }
     kept
+}
+
+/// The triple quote a string is still open with after `line`, given the one open before it.
+fn triple_quote_open_after(line: &str, mut open: Option<&'static str>) -> Option<&'static str> {
+    let mut rest = line;
+    loop {
+        match open {
+            Some(quote) => match rest.find(quote) {
+                Some(at) => {
+                    rest = &rest[at + quote.len()..];
+                    open = None;
+                }
+                None => return open,
+            },
+            None => {
+                let first = ["\"\"\"", "'''"].into_iter().filter_map(|quote| Some((rest.find(quote)?, quote))).min();
+                let (at, quote) = first?;
+                rest = &rest[at + quote.len()..];
+                open = Some(quote);
+            }
+        }
+    }
 }
 
 fn defines_something(line: &str) -> bool {
@@ -193,6 +220,15 @@ mod tests {
         );
         let extracted = extract(&format!("\n\n{raw}"), &problem(), false, Language::python());
         assert_eq!(extracted.rule, Rule::PromptRepeated);
+    }
+
+    /// Regression: HumanEval/64's prompt starts `FIX = """` with the string's text at the
+    /// line's start, and an answer repeating the prompt kept only its first line, which
+    /// does not compile.
+    #[test]
+    fn a_constant_holding_a_multi_line_string_is_kept_whole() {
+        let code = "FIX = \"\"\"\nAdd more test cases.\n\"\"\"\n\ndef f(x):\n    return x\n\nprint(f(1))\n";
+        assert_eq!(top_level_code(code), "FIX = \"\"\"\nAdd more test cases.\n\"\"\"\n\ndef f(x):\n    return x\n\n");
     }
 
     #[test]

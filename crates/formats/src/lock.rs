@@ -1,7 +1,7 @@
-//! One run per results file. Two runs writing one file would interleave their lines
-//! and both claim success, so a run holds an exclusive lock on `<results>.lock` from
-//! before it reads its first sample until its last write, and a second run refuses at
-//! once, naming the first. The lock is the kernel's (flock): it goes with its holder's
+//! One run per file written. Two runs writing one results or samples file would
+//! interleave their lines and both claim success, so a run holds an exclusive lock on
+//! `<file>.lock` from before it reads the file until its last write, and a second run
+//! refuses at once, naming the first. The lock is the kernel's (flock): it goes with its holder's
 //! last descriptor, so a run killed with SIGKILL never leaves one behind that blocks.
 
 use std::fs::{File, OpenOptions};
@@ -15,14 +15,12 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum LockError {
-    #[error(
-        "{results} is being written by another passk run{holder}; wait for it to finish, or choose another \
-         --results"
-    )]
-    Busy { results: String, holder: String },
-    #[error("cannot lock --results {results} (through {})", .path.display())]
+    #[error("{file} is being written by another passk run{holder}; wait for it to finish, or choose another {option}")]
+    Busy { file: String, holder: String, option: &'static str },
+    #[error("cannot lock {option} {file} (through {})", .path.display())]
     Io {
-        results: String,
+        file: String,
+        option: &'static str,
         path: PathBuf,
         #[source]
         source: std::io::Error,
@@ -41,15 +39,16 @@ fn alive(pid: i32) -> bool {
 }
 
 #[derive(Debug)]
-pub struct ResultsLock {
+pub struct FileLock {
     path: PathBuf,
     _held: Flock<File>,
 }
 
-impl ResultsLock {
-    pub fn acquire(results: &Path) -> Result<ResultsLock, LockError> {
-        let path = passk_formats::write::sibling(results, ".lock");
-        let io = |source| LockError::Io { results: results.display().to_string(), path: path.clone(), source };
+impl FileLock {
+    /// Locks `file`, which `option` names on the command line.
+    pub fn acquire(locked: &Path, option: &'static str) -> Result<FileLock, LockError> {
+        let path = crate::write::sibling(locked, ".lock");
+        let io = |source| LockError::Io { file: locked.display().to_string(), option, path: path.clone(), source };
         let mut waited = std::time::Duration::ZERO;
         loop {
             let file =
@@ -68,7 +67,7 @@ impl ResultsLock {
                         continue;
                     }
                     let holder = pid.map(|pid| format!(" (pid {pid})")).unwrap_or_default();
-                    return Err(LockError::Busy { results: results.display().to_string(), holder });
+                    return Err(LockError::Busy { file: locked.display().to_string(), holder, option });
                 }
                 Err((_, errno)) => return Err(io(errno.into())),
             };
@@ -81,12 +80,12 @@ impl ResultsLock {
             }
             held.set_len(0).map_err(io)?;
             write!(held, "{}", std::process::id()).map_err(io)?;
-            return Ok(ResultsLock { path, _held: held });
+            return Ok(FileLock { path, _held: held });
         }
     }
 }
 
-impl Drop for ResultsLock {
+impl Drop for FileLock {
     fn drop(&mut self) {
         // Removed while still held, so that no other run can have locked it meanwhile.
         let _ = std::fs::remove_file(&self.path);
