@@ -465,3 +465,35 @@ fn a_misbehaving_server_is_bounded_and_its_answers_are_taken_only_as_asked() {
     assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stderr));
     assert_eq!(samples_by_task(&output, 1).len(), 24);
 }
+
+/// On a terminal, samples arriving draw a bar of samples out of the total, tokens a
+/// second and an ETA; `--requests-per-second` paces the requests.
+#[test]
+fn a_terminal_shows_samples_tokens_a_second_and_eta_and_the_pace_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = OpenAiServer::start(dir.path(), &answers(), &["--delay", "0.05"]);
+    let output = dir.path().join("samples.jsonl");
+    let typescript = dir.path().join("typescript");
+    let command = format!(
+        "{} generate --endpoint {} --model test-model --problems basic --n 2 --requests-per-second 8 --output {}",
+        passk_tests::passk_binary().display(),
+        server.base,
+        output.display()
+    );
+    let started = Instant::now();
+    // `script` gives the command a pseudo-terminal and records what it drew.
+    let finished = finish(
+        std::process::Command::new("script")
+            .args(["--quiet", "--return", "--command", &command])
+            .arg(&typescript)
+            .env_remove("OPENAI_API_KEY"),
+    );
+    let took = started.elapsed();
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    let drawn = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
+    assert!(drawn.contains("/48 samples"), "samples out of the total: {drawn}");
+    assert!(drawn.contains("tokens/s") && drawn.contains("ETA"), "a rate and an ETA: {drawn}");
+    // 24 requests (n = 2 each) at 8 a second take about three seconds.
+    assert!(took >= Duration::from_millis(2500), "the pace was kept: {took:?}");
+    assert_eq!(server.requests().len(), 24, "one request a problem");
+}
