@@ -146,12 +146,7 @@ fn run(command: Command) -> Result<(), CommandError> {
         Command::Canonical(args) => canonical::write_samples(&args.problems, args.format, args.output.as_deref()),
         Command::Evaluate(args) => {
             let options = args.into_options()?;
-            runtime()?.block_on(async {
-                let interrupt = interrupt::listen()?;
-                let terminal = Arc::new(Terminal::default());
-                passk_eval::evaluate::evaluate(options, terminal.clone(), interrupt).await?;
-                terminal.failure().map_or(Ok(()), Err)
-            })
+            runtime()?.block_on(async { evaluate_on_terminal(options, interrupt::listen()?).await })
         }
         Command::Serve(args) => {
             let settings = args.into_settings()?;
@@ -226,6 +221,16 @@ fn help(path: &[String]) -> Result<(), CommandError> {
     }
     let help = command.bin_name(name).render_help().to_string();
     say::print(help.as_bytes())
+}
+
+/// Runs `options`, drawing the run on the terminal, until done or `interrupt`.
+pub(crate) async fn evaluate_on_terminal(
+    options: passk_eval::evaluate::EvaluateOptions,
+    interrupt: passk_runner::CancellationToken,
+) -> Result<(), CommandError> {
+    let terminal = Arc::new(Terminal::default());
+    passk_eval::evaluate::evaluate(options, terminal.clone(), interrupt).await?;
+    terminal.failure().map_or(Ok(()), Err)
 }
 
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CommandError> {

@@ -14,7 +14,6 @@ use passk_formats::problems::ProblemSet;
 use crate::args::{Judged, JudgingArgs};
 use crate::error::CommandError;
 use crate::generate::{ask_for_samples, GenerationArgs, ModeArg};
-use crate::terminal::Terminal;
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
@@ -110,8 +109,6 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
             shard: None,
             uncertainty,
         })?;
-        let terminal = Arc::new(Terminal::default());
-        passk_eval::evaluate::evaluate(options, terminal.clone(), interrupt).await?;
-        terminal.failure().map_or(Ok(()), Err)
+        crate::evaluate_on_terminal(options, interrupt).await
     })
 }

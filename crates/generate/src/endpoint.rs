@@ -106,6 +106,8 @@ enum Attempt {
     /// The request is to be sent again at once, changed by what was learned: by this
     /// answer (said), or by another's while this one was in flight.
     Adapted(Option<String>),
+    /// A successful answer longer than its limit.
+    TooLarge,
     Final(GenerateError),
 }
 
@@ -208,9 +210,6 @@ impl Endpoint {
                 () = cancel.cancelled() => return Err(GenerateError::Interrupted),
                 attempt = self.attempt(&url, &body, &sent, limit) => attempt,
             };
-            if let Attempt::Final(GenerateError::TooLarge { .. }) = &attempt {
-                return Err(GenerateError::TooLarge { url, limit: limit >> 20, n, max_tokens: sampling.max_tokens });
-            }
             match attempt {
                 Attempt::Answer(mut answer) => {
                     // No more than asked for: a sample asked for alone has a seed of its own.
@@ -218,6 +217,9 @@ impl Endpoint {
                     return Ok(answer);
                 }
                 Attempt::Final(error) => return Err(error),
+                Attempt::TooLarge => {
+                    return Err(GenerateError::TooLarge { url, limit: limit >> 20, n, max_tokens: sampling.max_tokens })
+                }
                 Attempt::Adapted(Some(what)) => watch(Event::Adapted { what }),
                 Attempt::Adapted(None) => {}
                 Attempt::Retry { wait, why, unreachable } => {
@@ -282,9 +284,7 @@ impl Endpoint {
         let retry_after = response.headers().get(reqwest::header::RETRY_AFTER).and_then(retry_after);
         let success = (200..300).contains(&status);
         let text = match read_at_most(response, if success { limit } else { ERROR_BODY_LIMIT }).await {
-            Ok((_, true)) if success => {
-                return Attempt::Final(GenerateError::TooLarge { url: url.to_owned(), limit, n: sent.n, max_tokens: 0 })
-            }
+            Ok((_, true)) if success => return Attempt::TooLarge,
             Ok((body, _)) => String::from_utf8_lossy(&body).into_owned(),
             Err(error) => return Attempt::Retry { wait: None, why: describe_transport(&error), unreachable: false },
         };
